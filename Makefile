@@ -1,0 +1,38 @@
+# The two entry points (see README): `make serve` and `make test`. Everything else is a step of those.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: serve test setup setup-test node sample lint clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml scripts/system-packages.sh
+	scripts/system-packages.sh
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+setup-test: setup
+	scripts/system-packages.sh --browser
+
+node: setup
+	$(BIN)/papersearch-node start
+
+# Loads the shipped sample only when the alias does not exist yet, so real data is never replaced.
+sample: node
+	$(BIN)/papersearch-admin reindex --if-missing --no-progress indexer/sample/papers.jsonl
+
+serve: sample
+	$(BIN)/gunicorn -c config/gunicorn.conf.py webapp.wsgi:app
+
+lint: setup
+	$(BIN)/ruff check .
+
+test: setup-test lint node
+	$(BIN)/python -m pytest
+
+clean:
+	-$(BIN)/papersearch-node stop
+	rm -rf $(VENV) plugin/target

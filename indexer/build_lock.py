@@ -1,0 +1,83 @@
+"""One full build per alias at a time, cluster-wide, surviving nothing but a heartbeat.
+
+The lock is a document in `<alias>_locks`, created with op_type=create (so only one run wins) and
+refreshed by a heartbeat while the build runs. A run that was killed stops beating; after `ttl`
+seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from datetime import UTC, datetime
+
+from elasticsearch import ConflictError, Elasticsearch, NotFoundError
+
+
+class LockBusy(RuntimeError):
+    pass
+
+
+class BuildLock:
+    def __init__(self, client: Elasticsearch, alias: str, ttl: float = 120.0) -> None:
+        self.client = client
+        self.index = f"{alias}_locks"
+        self.ttl = ttl
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
+        self._last_beat = 0.0
+
+    def _body(self) -> dict:
+        return {"owner": self.owner, "heartbeat": time.time(),
+                "started": datetime.now(UTC).isoformat(timespec="seconds")}
+
+    def acquire(self) -> None:
+        if not self.client.indices.exists(index=self.index):
+            try:
+                self.client.indices.create(
+                    index=self.index, settings={"number_of_shards": 1, "auto_expand_replicas": "0-1"},
+                    mappings={"dynamic": False, "properties": {}},
+                )
+            except Exception:
+                if not self.client.indices.exists(index=self.index):  # lost a creation race: fine
+                    raise
+        try:
+            self.client.index(index=self.index, id="build", document=self._body(), op_type="create", refresh=True)
+        except ConflictError:
+            current = self.client.get(index=self.index, id="build")
+            held = current["_source"]
+            age = time.time() - float(held.get("heartbeat", 0))
+            if age < self.ttl:
+                raise LockBusy(
+                    f"another build holds the lock on {self.index} (owner {held.get('owner')}, started "
+                    f"{held.get('started')}, last heartbeat {age:.0f}s ago); try again when it has finished"
+                ) from None
+            try:  # stale: the holder was killed. Take over only if nobody else did meanwhile.
+                self.client.index(index=self.index, id="build", document=self._body(), refresh=True,
+                                  if_seq_no=current["_seq_no"], if_primary_term=current["_primary_term"])
+            except ConflictError:
+                raise LockBusy("another build took over a stale lock at the same moment") from None
+        self._last_beat = time.monotonic()
+
+    def heartbeat(self, every: float = 15.0) -> None:
+        """Cheap to call often: writes at most once per `every` seconds."""
+        if time.monotonic() - self._last_beat < every:
+            return
+        self._last_beat = time.monotonic()
+        self.client.update(index=self.index, id="build", doc={"heartbeat": time.time()})
+
+    def release(self) -> None:
+        try:
+            held = self.client.get(index=self.index, id="build")
+            if held["_source"].get("owner") == self.owner:
+                self.client.delete(index=self.index, id="build", if_seq_no=held["_seq_no"],
+                                   if_primary_term=held["_primary_term"], refresh=True)
+        except (NotFoundError, ConflictError):
+            pass
+
+    def __enter__(self) -> BuildLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

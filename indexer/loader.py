@@ -1,0 +1,116 @@
+"""Stream parsed papers into an index with the client's bulk helper, counting everything.
+
+Rejected input records and per-document bulk failures both go to the rejects file; nothing is
+dropped without a line there and a count in the summary.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elasticsearch import Elasticsearch
+from elasticsearch.helpers import streaming_bulk
+from tqdm import tqdm
+
+from indexer.models import Paper, to_document
+from indexer.readers import read_records
+from indexer.rejects import Reject, RejectsWriter
+from indexer.taxonomy import Taxonomy
+
+CHUNK_DOCS = 1000
+CHUNK_BYTES = 8 * 1024 * 1024  # bulk requests sized by bytes as well as by count
+
+
+@dataclass
+class LoadStats:
+    read: int = 0
+    indexed: int = 0
+    created: int = 0
+    updated: int = 0
+    rejected: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    unknown_topics: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> float:
+        return self.indexed / self.seconds if self.seconds else 0.0
+
+    def summary(self) -> str:
+        return (f"read {self.read}, indexed {self.indexed} ({self.created} new, {self.updated} updated), "
+                f"rejected {self.rejected}, failed {self.failed}, {self.seconds:.1f}s ({self.rate:.0f} docs/s)")
+
+
+def estimate_records(paths: Iterable[Path]) -> int | None:
+    """Lines in the inputs (one record per line for JSON Lines), for the progress bar's ETA."""
+    total = 0
+    for path in paths:
+        if path.suffix == ".gz" or path.suffix == ".txt":
+            return None  # compressed or listing pages: no cheap estimate, show count and rate only
+        with path.open("rb") as f:
+            total += sum(block.count(b"\n") for block in iter(lambda f=f: f.read(1 << 20), b""))
+    return total
+
+
+def paper_actions(sources: list[Path], index: str, taxonomy: Taxonomy, rejects: RejectsWriter,
+                  stats: LoadStats, locations: dict[str, deque[str]]) -> Iterator[dict]:
+    for path in sources:
+        for record in read_records(path, taxonomy):
+            stats.read += 1
+            if isinstance(record, Reject):
+                rejects.write(record)
+                stats.rejected += 1
+                continue
+            assert isinstance(record, Paper)
+            locations[record.id].append(record.source or path.name)
+            yield {"_op_type": "index", "_index": index, "_id": record.id, "_source": to_document(record, taxonomy)}
+
+
+def load(client: Elasticsearch, index: str, sources: list[Path], rejects: RejectsWriter,
+         taxonomy: Taxonomy | None = None, progress: bool = True,
+         heartbeat: Callable[[], None] | None = None) -> LoadStats:
+    """Index every accepted paper from `sources` into `index` (an index or a write alias)."""
+    taxonomy = taxonomy or Taxonomy.load()
+    stats = LoadStats()
+    started = time.monotonic()
+    locations: dict[str, deque[str]] = defaultdict(deque)
+    actions = paper_actions(sources, index, taxonomy, rejects, stats, locations)
+    bar = tqdm(total=estimate_records(sources), unit="doc", desc="indexing", disable=not progress,
+               file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+    results = streaming_bulk(
+        client, actions, chunk_size=CHUNK_DOCS, max_chunk_bytes=CHUNK_BYTES,
+        max_retries=5, initial_backoff=1, max_backoff=30,  # 429s are retried with backoff
+        raise_on_error=False, raise_on_exception=False, yield_ok=True,
+    )
+    for ok, item in results:
+        op = item.get("index") or item.get("create") or {}
+        doc_id = str(op.get("_id"))
+        where = locations[doc_id].popleft() if locations.get(doc_id) else "?"
+        if not locations.get(doc_id):
+            locations.pop(doc_id, None)
+        if ok:
+            stats.indexed += 1
+            if op.get("result") == "created":
+                stats.created += 1
+            else:
+                stats.updated += 1
+        else:
+            stats.failed += 1
+            error = op.get("error", {})
+            reason = error.get("reason", error) if isinstance(error, dict) else error
+            rejects.write(Reject.make(where, None, "", "indexing failed",
+                                      detail=f"id {doc_id}: {error.get('type', '') if isinstance(error, dict) else ''} "
+                                             f"{reason}".strip()))
+        bar.update(1)
+        bar.set_postfix(rejected=stats.rejected, failed=stats.failed, refresh=False)
+        if heartbeat:
+            heartbeat()
+    bar.close()
+    stats.seconds = time.monotonic() - started
+    stats.unknown_topics = dict(taxonomy.unknown)
+    return stats

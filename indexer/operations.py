@@ -1,0 +1,114 @@
+"""The admin operations: full rebuild with alias swap, incremental add, delete, status."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from elasticsearch import Elasticsearch, helpers
+
+from indexer import versions
+from indexer.build_lock import BuildLock
+from indexer.loader import LoadStats, load
+from indexer.readers import detect_format
+from indexer.rejects import RejectsWriter
+from indexer.taxonomy import Taxonomy
+from papersearch import index_definition
+from papersearch.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class BuildFailed(RuntimeError):
+    pass
+
+
+@dataclass
+class BuildReport:
+    stats: LoadStats
+    index: str | None = None
+    previous: str | None = None
+    pruned: list[str] = field(default_factory=list)
+    profile: str | None = None
+    rejects_summary: list[str] = field(default_factory=list)
+
+
+def check_sources(sources: list[Path], taxonomy: Taxonomy) -> None:
+    """Fail before writing anything if a source is unreadable or of unknown format (SourceError)."""
+    for path in sources:
+        detect_format(path, taxonomy)
+
+
+def verify(client: Elasticsearch, index: str, stats: LoadStats) -> None:
+    """The new version holds exactly the accepted papers and answers a query."""
+    count = client.count(index=index)["count"]
+    if count != stats.created:
+        raise BuildFailed(f"{index} holds {count} documents but {stats.created} distinct papers were accepted")
+    smoke = client.search(index=index, query={"match_all": {}}, size=1, track_total_hits=True)
+    if smoke["hits"]["total"]["value"] != count:
+        raise BuildFailed(f"{index} did not answer a smoke query correctly")
+
+
+def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+            progress: bool = True, allow_empty: bool = False) -> BuildReport:
+    """Build a new version from all sources, verify it, swap the alias, prune old versions."""
+    taxonomy = Taxonomy.load()
+    check_sources(sources, taxonomy)
+    alias = settings.alias
+    with BuildLock(client, alias) as lock:
+        profile = index_definition.choose_profile(client, settings.analysis_profile)
+        name = versions.create(client, alias, profile, shards=settings.shards)
+        try:
+            stats = load(client, name, sources, rejects, taxonomy, progress=progress, heartbeat=lock.heartbeat)
+            if stats.created == 0 and not allow_empty:
+                raise BuildFailed("no paper was accepted; refusing to replace the live index with an empty one")
+            versions.finish(client, name, settings.replicas)
+            verify(client, name, stats)
+        except BaseException:
+            # The alias never moved; drop the half-built version (a killed run's leftover goes at prune).
+            client.indices.delete(index=name, ignore_unavailable=True)
+            raise
+        previous = versions.swap(client, alias, name)
+        pruned = versions.prune(client, alias, settings.keep_indices)
+    return BuildReport(stats, name, previous, pruned, profile, rejects.summary())
+
+
+def add(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+        progress: bool = True) -> BuildReport:
+    """Upsert papers into the live index (same ids replace, new ids are added)."""
+    taxonomy = Taxonomy.load()
+    check_sources(sources, taxonomy)
+    live = versions.live_index(client, settings.alias)
+    if live is None:
+        raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
+    stats = load(client, settings.alias, sources, rejects, taxonomy, progress=progress)
+    client.indices.refresh(index=settings.alias)
+    return BuildReport(stats, live, None, [], None, rejects.summary())
+
+
+def delete(client: Elasticsearch, alias: str, ids: list[str]) -> tuple[list[str], list[str]]:
+    """Delete papers by id from the live index; returns (deleted, not found)."""
+    deleted, missing = [], []
+    actions = ({"_op_type": "delete", "_index": alias, "_id": i} for i in ids)
+    for ok, item in helpers.streaming_bulk(client, actions, raise_on_error=False, raise_on_exception=False):
+        op = item["delete"]
+        (deleted if ok and op.get("result") == "deleted" else missing).append(op["_id"])
+    client.indices.refresh(index=alias)
+    return deleted, missing
+
+
+def status(client: Elasticsearch, alias: str) -> dict:
+    health = client.cluster.health()
+    all_versions = versions.versions(client, alias)
+    lock = None
+    if client.indices.exists(index=f"{alias}_locks"):
+        found = client.options(ignore_status=404).get(index=f"{alias}_locks", id="build")
+        lock = found.get("_source") if found.get("found") else None
+    return {
+        "alias": alias,
+        "live": versions.live_index(client, alias),
+        "cluster": {"name": health["cluster_name"], "status": health["status"], "nodes": health["number_of_nodes"]},
+        "versions": [v.__dict__ for v in all_versions],
+        "build_lock": lock,
+    }

@@ -1,0 +1,116 @@
+"""Versioned indices behind one read alias: create, finish, swap atomically, roll back, prune.
+
+A full build writes `<alias>-<UTC timestamp>`; the alias moves only after the new index has been
+verified, so a build that dies half-way leaves searches on the old index.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from elasticsearch import Elasticsearch
+
+from papersearch import index_definition
+
+
+@dataclass(frozen=True)
+class Version:
+    name: str
+    docs: int
+    complete: bool
+    live: bool
+    profile: str | None
+
+
+def version_pattern(alias: str) -> re.Pattern[str]:
+    return re.compile(rf"^{re.escape(alias)}-\d{{8}}t\d{{12}}$")
+
+
+def new_index_name(alias: str) -> str:
+    return f"{alias}-{datetime.now(UTC).strftime('%Y%m%dt%H%M%S%f')}"
+
+
+def create(client: Elasticsearch, alias: str, profile: index_definition.Profile, shards: int = 1) -> str:
+    """A new empty version tuned for bulk loading: no refresh, no replicas until finish()."""
+    name = new_index_name(alias)
+    body = index_definition.index_body(profile, shards=shards, replicas=0)
+    body["settings"]["refresh_interval"] = "-1"
+    body["mappings"]["_meta"]["complete"] = False
+    client.indices.create(index=name, **body)
+    return name
+
+
+def finish(client: Elasticsearch, name: str, replicas: int) -> None:
+    """Restore normal refresh and replicas, make everything searchable, mark the version complete."""
+    client.indices.put_settings(index=name, settings={"refresh_interval": None, "number_of_replicas": replicas})
+    client.indices.refresh(index=name)
+    meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+    client.indices.put_mapping(index=name, meta={**meta, "complete": True})
+
+
+def live_index(client: Elasticsearch, alias: str) -> str | None:
+    if not client.indices.exists_alias(name=alias):
+        return None
+    names = list(client.indices.get_alias(name=alias))
+    return names[0] if names else None
+
+
+def swap(client: Elasticsearch, alias: str, new: str) -> str | None:
+    """Point the alias at `new` in one atomic request; returns the previous index."""
+    old = live_index(client, alias)
+    actions: list[dict] = [{"add": {"index": new, "alias": alias, "is_write_index": True}}]
+    if old and old != new:
+        actions.insert(0, {"remove": {"index": old, "alias": alias}})
+    client.indices.update_aliases(actions=actions)
+    return old
+
+
+def versions(client: Elasticsearch, alias: str) -> list[Version]:
+    """Every version of this alias, newest first."""
+    pattern = version_pattern(alias)
+    found = client.indices.get(index=f"{alias}-*", allow_no_indices=True, expand_wildcards="open")
+    live = live_index(client, alias)
+    names = sorted((n for n in found if pattern.match(n)), reverse=True)
+    if not names:
+        return []
+    counts = {row["index"]: int(row["docs.count"] or 0)
+              for row in client.cat.indices(index=",".join(names), format="json", h="index,docs.count")}
+    out = []
+    for name in names:
+        meta = found[name]["mappings"].get("_meta", {})
+        out.append(Version(name, counts.get(name, 0), bool(meta.get("complete")), name == live,
+                           meta.get("analysis_profile")))
+    return out
+
+
+def rollback(client: Elasticsearch, alias: str) -> tuple[str, str]:
+    """Move the alias to the newest complete version older than the live one."""
+    all_versions = versions(client, alias)
+    live = next((v for v in all_versions if v.live), None)
+    if live is None:
+        raise LookupError(f"alias {alias!r} points at no version; nothing to roll back from")
+    older = [v for v in all_versions if v.complete and not v.live and v.name < live.name]
+    if not older:
+        raise LookupError(f"no complete version older than {live.name} is kept; cannot roll back")
+    swap(client, alias, older[0].name)
+    return live.name, older[0].name
+
+
+def prune(client: Elasticsearch, alias: str, keep: int) -> list[str]:
+    """Delete versions beyond the `keep` newest complete ones (never the live one) and unfinished
+    leftovers of killed builds. Call it only while holding the build lock."""
+    doomed: list[str] = []
+    kept = 0
+    for v in versions(client, alias):
+        if v.live:
+            kept += 1
+            continue
+        if v.complete and kept < keep:
+            kept += 1
+            continue
+        doomed.append(v.name)
+    if doomed:
+        client.indices.delete(index=",".join(doomed))
+    return doomed

@@ -1,0 +1,61 @@
+"""config/index.json: analysis profiles, mapping and search settings, shared by indexer and webapp."""
+
+from __future__ import annotations
+
+import copy
+import json
+import logging
+from functools import lru_cache
+from typing import Any, Literal
+
+from elasticsearch import Elasticsearch
+
+from papersearch.paths import config_dir
+
+log = logging.getLogger(__name__)
+
+Profile = Literal["plugin", "core"]
+
+
+@lru_cache(maxsize=1)
+def load() -> dict[str, Any]:
+    return json.loads((config_dir() / "index.json").read_text(encoding="utf-8"))
+
+
+def search_config() -> dict[str, Any]:
+    return load()["search"]
+
+
+def installed_plugins(client: Elasticsearch) -> set[str]:
+    return {row["component"] for row in client.cat.plugins(format="json")}
+
+
+def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
+    """The plugin profile when every node has our plugin, else the core-only fallback (logged)."""
+    profiles = load()["analysis_profiles"]
+    if forced in profiles:
+        log.info("analysis profile %s (forced by configuration)", forced)
+        return forced  # type: ignore[return-value]
+    needed = profiles["plugin"]["requires_plugin"]
+    nodes = client.nodes.info(metric="plugins")["nodes"].values()
+    if nodes and all(any(p["name"] == needed for p in node.get("plugins", [])) for node in nodes):
+        log.info("analysis profile plugin (every node has %s)", needed)
+        return "plugin"
+    log.warning("analysis profile core: %s is not installed on every node; using core-only analysis", needed)
+    return "core"
+
+
+def index_body(profile: Profile, shards: int = 1, replicas: int = 0) -> dict[str, Any]:
+    """Settings and mappings for a new versioned index."""
+    definition = load()
+    analysis = copy.deepcopy(definition["analysis_profiles"][profile]["analysis"])
+    return {
+        "settings": {
+            "number_of_shards": shards,
+            "number_of_replicas": replicas,
+            "max_result_window": definition["search"]["max_result_window"],
+            "analysis": analysis,
+        },
+        # _meta records the profile so that `status` and the webapp can tell how an index was analysed.
+        "mappings": copy.deepcopy(definition["mappings"]) | {"_meta": {"analysis_profile": profile}},
+    }

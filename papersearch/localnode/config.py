@@ -1,0 +1,71 @@
+"""Node settings: config/node.toml, overridable by PAPERSEARCH_NODE_* environment variables."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+
+from pydantic import field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from papersearch.paths import PROJECT_ROOT, config_dir
+
+
+class NodeConfig(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PAPERSEARCH_NODE_", extra="ignore")
+
+    version: str
+    artifact: str
+    host: str = "127.0.0.1"
+    port: int = 9200
+    heap: str = "1g"
+    user: str = "papersearch-es"
+    home: Path = Path(".local/node")
+    startup_timeout: float = 180
+    minimum_java: int = 21
+    install_plugin: bool = True
+
+    @classmethod
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
+                                   file_secret_settings) -> tuple[PydanticBaseSettingsSource, ...]:
+        toml = TomlConfigSettingsSource(settings_cls, toml_file=config_dir() / "node.toml")
+        return init_settings, env_settings, toml
+
+    @field_validator("heap")
+    @classmethod
+    def _heap(cls, value: str) -> str:
+        if not re.fullmatch(r"\d+[mMgG]", value):
+            raise ValueError(f"heap must look like 512m or 2g, got {value!r}")
+        return value
+
+    @field_validator("host")
+    @classmethod
+    def _loopback(cls, value: str) -> str:
+        if value not in {"127.0.0.1", "localhost", "::1"}:
+            raise ValueError("the local node listens on loopback only")
+        return value
+
+    @property
+    def artifact_coordinates(self) -> str:
+        return self.artifact.format(version=self.version)
+
+    def resolved_home(self) -> Path:
+        home = self.home if self.home.is_absolute() else PROJECT_ROOT / self.home
+        if os.geteuid() == 0 and not _world_traversable(home.parent):
+            # The node runs as an unprivileged user who cannot enter a private checkout (say under
+            # /root); keep its files in a per-project folder it can reach instead.
+            digest = hashlib.sha256(str(PROJECT_ROOT).encode()).hexdigest()[:12]
+            home = Path("/var/lib/papersearch") / digest
+        return home
+
+
+def _world_traversable(path: Path) -> bool:
+    path = path.resolve()
+    return all(os.stat(part).st_mode & 0o001 for part in [path, *path.parents] if part.exists())

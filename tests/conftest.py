@@ -1,0 +1,156 @@
+"""Shared fixtures: one real Elasticsearch for the whole session, never skipped.
+
+The node is chosen in this order: ES_URL (with ES_USERNAME/ES_PASSWORD of a user that may manage
+security) if set; a testcontainers node when a Docker engine answers; otherwise the project's own
+local node, started when needed. If none can be had the run fails.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from elasticsearch import Elasticsearch
+
+from papersearch import credentials
+from papersearch.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
+
+
+@dataclass
+class Cluster:
+    url: str
+    admin: tuple[str, str]
+    indexer: tuple[str, str]
+    web: tuple[str, str]
+    kind: str  # "ES_URL", "testcontainers" or "local node"
+
+    def client(self, who: str = "admin", **kwargs) -> Elasticsearch:
+        auth = {"admin": self.admin, "indexer": self.indexer, "web": self.web}[who]
+        return Elasticsearch(self.url, basic_auth=auth, request_timeout=30, **kwargs)
+
+    def settings(self, alias: str, **overrides) -> Settings:
+        """Settings as the indexer and webapp would read them from the environment."""
+        return Settings(
+            ES_URL=self.url,
+            ES_USERNAME=self.indexer[0], ES_PASSWORD=self.indexer[1],
+            ES_WEB_USERNAME=self.web[0], ES_WEB_PASSWORD=self.web[1],
+            PAPERSEARCH_ALIAS=alias,
+            **overrides,
+        )
+
+
+def _docker_answers() -> bool:
+    if not shutil.which("docker"):
+        return False
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _with_api_users(url: str, admin: tuple[str, str], kind: str) -> Cluster:
+    """On an external cluster create the webapp's and indexer's users through the security API."""
+    from papersearch.security import ensure_roles_and_users
+
+    passwords = {credentials.WEB: secrets.token_urlsafe(18), credentials.INDEXER: secrets.token_urlsafe(18)}
+    ensure_roles_and_users(Elasticsearch(url, basic_auth=admin, request_timeout=30), passwords)
+    return Cluster(url, admin, (credentials.INDEXER, passwords[credentials.INDEXER]),
+                   (credentials.WEB, passwords[credentials.WEB]), kind)
+
+
+@pytest.fixture(scope="session")
+def cluster() -> Iterator[Cluster]:
+    if os.environ.get("ES_URL"):
+        user, password = os.environ.get("ES_USERNAME"), os.environ.get("ES_PASSWORD")
+        if not (user and password):
+            pytest.fail("ES_URL is set but ES_USERNAME/ES_PASSWORD (a user that may manage security) are not")
+        yield _with_api_users(os.environ["ES_URL"], (user, password), "ES_URL")
+        return
+    if _docker_answers():
+        from testcontainers.elasticsearch import ElasticSearchContainer
+
+        from papersearch.localnode.config import NodeConfig
+
+        password = secrets.token_urlsafe(18)
+        container = ElasticSearchContainer(f"docker.elastic.co/elasticsearch/elasticsearch:{NodeConfig().version}")
+        container.with_env("xpack.security.enabled", "true").with_env("ELASTIC_PASSWORD", password)
+        with container:
+            url = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(9200)}"
+            yield _with_api_users(url, ("elastic", password), "testcontainers")
+        return
+    from papersearch.localnode.distribution import ProvisionError
+    from papersearch.localnode.java import JavaNotFound
+    from papersearch.localnode.node import LocalNode
+
+    node = LocalNode()
+    try:
+        node.start()
+    except (ProvisionError, JavaNotFound, OSError, subprocess.CalledProcessError) as exc:
+        pytest.fail(f"no Elasticsearch node could be had (no ES_URL, no Docker engine, local node failed): {exc}")
+    creds = credentials.load()
+    yield Cluster(node.url(), ("elastic", creds["elastic"]), (credentials.INDEXER, creds[credentials.INDEXER]),
+                  (credentials.WEB, creds[credentials.WEB]), "local node")
+
+
+@pytest.fixture(scope="session")
+def admin(cluster: Cluster) -> Elasticsearch:
+    return cluster.client("admin")
+
+
+@pytest.fixture
+def alias(admin: Elasticsearch) -> Iterator[str]:
+    """A fresh alias name under papers* (the roles' index pattern); its indices are deleted afterwards."""
+    name = f"paperstest_{uuid.uuid4().hex[:10]}"
+    yield name
+    _delete_alias_indices(admin, name)
+
+
+def _delete_alias_indices(admin: Elasticsearch, name: str) -> None:
+    # Wildcard deletes are refused (action.destructive_requires_name): delete by name.
+    names = list(admin.indices.get(index=f"{name}*", allow_no_indices=True, expand_wildcards="all"))
+    if names:
+        admin.indices.delete(index=",".join(names))
+
+
+def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_overrides):
+    """Load files through the real indexer (full reindex) behind `alias`; returns the BuildReport."""
+    from indexer import operations
+    from indexer.rejects import RejectsWriter
+
+    with RejectsWriter(None) as rejects:
+        return operations.reindex(cluster.client("indexer"), cluster.settings(alias, **settings_overrides),
+                                  sources, rejects, progress=False)
+
+
+@pytest.fixture(scope="session")
+def sample_alias(cluster: Cluster, admin: Elasticsearch) -> Iterator[str]:
+    """The shipped sample papers, loaded once by the real indexer. Read-only: do not modify it."""
+    name = f"paperstest_sample_{uuid.uuid4().hex[:8]}"
+    build_alias(cluster, name, [SAMPLE])
+    yield name
+    _delete_alias_indices(admin, name)
+
+
+@pytest.fixture
+def load_papers(cluster: Cluster, alias: str, tmp_path: Path):
+    """load_papers([record, …]) → alias: the given papers (our JSONL schema) indexed behind a fresh alias."""
+    import json
+
+    def load(records: list[dict], include_sample: bool = False) -> str:
+        path = tmp_path / f"papers-{uuid.uuid4().hex[:6]}.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        build_alias(cluster, alias, [SAMPLE, path] if include_sample else [path])
+        return alias
+
+    return load
