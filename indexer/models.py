@@ -1,0 +1,275 @@
+"""The Paper model (validated input record) and its Elasticsearch document.
+
+Paper fields (this is also the JSON Lines input schema, one object per line; unknown keys are ignored):
+
+    id              string, optional. If absent: "p" + 16 hex digits of sha256 over the casefolded,
+                    normalised title, title_zh, abstract, abstract_zh and authors, so loading the same
+                    data twice updates instead of duplicating. At most 512 UTF-8 bytes.
+    title           string, may be "" (≤ 1000 characters)
+    title_zh        string, Chinese title, may be "" (≤ 1000)
+    authors         list of strings (≤ 500 names, each ≤ 300 characters), or one string "A, B, C 等"
+    authors_et_al   bool; also set when the author list ends in "等" / "et al." (which is removed)
+    topic_area      string or null, e.g. "Deep Learning"
+    topic_subarea   string or null, e.g. "Large Language Models" (needs topic_area)
+    abstract        string, may be "" (≤ 20000 characters)
+    abstract_zh     string, Chinese abstract, may be "" (≤ 20000)
+    year            integer or null, 1800 ≤ year ≤ next year
+    venue           string, may be ""
+    url             http(s) URL or null
+    pdf_url         http(s) URL or null
+    keywords        list of strings (≤ 100, each ≤ 200), or one string "a; b, c"
+    source          string: the input file name (filled in by the reader when absent)
+
+At least one of title, title_zh, abstract, abstract_zh must be non-empty. All text is normalised
+(NFC, control characters to spaces, whitespace collapsed, trimmed); values over a limit are rejected,
+never silently truncated.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    ValidationError,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from indexer import text as t
+from indexer.rejects import Reject
+from indexer.taxonomy import PATH_SEPARATOR, Taxonomy
+
+MIN_YEAR = 1800
+TEXT_FIELDS = ("title", "title_zh", "abstract", "abstract_zh")
+_KEYWORD_SPLIT = re.compile(r"\s*[,;，；、]\s*")
+
+
+def _too_long(limit: int, what: str = "characters") -> PydanticCustomError:
+    return PydanticCustomError("too_long", "longer than {limit} {what}", {"limit": limit, "what": what})
+
+
+# --- field types ----------------------------------------------------------------------------------
+
+
+def _none_to_empty(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def _text(limit: int) -> Callable[[str], str]:
+    def check(value: str) -> str:
+        value = t.normalize_text(value)
+        if len(value) > limit:
+            raise _too_long(limit)
+        return value
+
+    return check
+
+
+def _optional_text(limit: int) -> Callable[[str | None], str | None]:
+    inner = _text(limit)
+
+    def check(value: str | None) -> str | None:
+        return (inner(value) or None) if value is not None else None
+
+    return check
+
+
+def _check_url(value: str | None) -> str | None:
+    value = t.normalize_text(value)
+    if not value:
+        return None
+    if len(value) > t.MAX_URL:
+        raise _too_long(t.MAX_URL)
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in value:
+        raise PydanticCustomError("bad_url", "not an http(s) URL")
+    return value
+
+
+def _empty_to_none(value: Any) -> Any:
+    return None if isinstance(value, str) and not value.strip() else value
+
+
+def _check_year(value: int | None) -> int | None:
+    if value is None:
+        return None
+    last = dt.date.today().year + 1
+    if not MIN_YEAR <= value <= last:
+        raise PydanticCustomError("year_range", "outside {low}–{high}", {"low": MIN_YEAR, "high": last})
+    return value
+
+
+def _split_keywords(value: Any) -> Any:
+    return _KEYWORD_SPLIT.split(value) if isinstance(value, str) else value
+
+
+def _check_keywords(values: list[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for raw in values:
+        kw = t.normalize_text(raw)
+        if len(kw) > t.MAX_KEYWORD:
+            raise _too_long(t.MAX_KEYWORD, "characters in a keyword")
+        if kw and kw.casefold() not in seen:
+            seen.add(kw.casefold())
+            out.append(kw)
+    if len(out) > t.MAX_KEYWORDS:
+        raise _too_long(t.MAX_KEYWORDS, "keywords")
+    return out
+
+
+def _check_authors(values: list[str]) -> list[str]:
+    names = [t.normalize_text(v) for v in values]
+    names = [n for n in names if n]
+    if any(len(n) > t.MAX_AUTHOR for n in names):
+        raise _too_long(t.MAX_AUTHOR, "characters in an author name")
+    if len(names) > t.MAX_AUTHORS:
+        raise _too_long(t.MAX_AUTHORS, "authors")
+    return names
+
+
+def _check_id(value: str) -> str:
+    value = t.normalize_text(value)
+    if len(value.encode()) > t.MAX_ID_BYTES:
+        raise _too_long(t.MAX_ID_BYTES, "bytes")
+    return value
+
+
+Title = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_text(t.MAX_TITLE))]
+Abstract = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_text(t.MAX_ABSTRACT))]
+Short = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_text(t.MAX_SHORT))]
+OptionalShort = Annotated[str | None, AfterValidator(_optional_text(t.MAX_SHORT))]
+Url = Annotated[str | None, AfterValidator(_check_url)]
+Year = Annotated[int | None, BeforeValidator(_empty_to_none), AfterValidator(_check_year)]
+Keywords = Annotated[list[str], BeforeValidator(_split_keywords), AfterValidator(_check_keywords)]
+Authors = Annotated[list[str], AfterValidator(_check_authors)]
+Id = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_check_id)]
+
+
+class Paper(BaseModel):
+    """One validated paper; see the module docstring for the field rules."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=False)
+
+    id: Id = ""
+    title: Title = ""
+    title_zh: Title = ""
+    authors: Authors = []
+    authors_et_al: bool = False
+    topic_area: OptionalShort = None
+    topic_subarea: OptionalShort = None
+    abstract: Abstract = ""
+    abstract_zh: Abstract = ""
+    year: Year = None
+    venue: Short = ""
+    url: Url = None
+    pdf_url: Url = None
+    keywords: Keywords = []
+    source: Short = ""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _split_et_al(cls, data: Any) -> Any:
+        """Authors may come as one line; a trailing 等 / et al. becomes the authors_et_al flag."""
+        if not isinstance(data, dict) or data.get("authors") is None:
+            return data
+        authors = data["authors"]
+        et_al = False
+        if isinstance(authors, str):
+            authors, et_al = t.parse_author_line(authors)
+        elif isinstance(authors, list) and authors and isinstance(authors[-1], str):
+            last, et_al = t.split_et_al(t.normalize_text(authors[-1]))
+            authors = [*authors[:-1], last] if last else authors[:-1]
+        if et_al:
+            data = {**data, "authors": authors, "authors_et_al": True}
+        elif authors is not data["authors"]:
+            data = {**data, "authors": authors}
+        return data
+
+    @model_validator(mode="after")
+    def _whole_record(self) -> Paper:
+        if not any(getattr(self, f) for f in TEXT_FIELDS):
+            raise PydanticCustomError("missing_text", "needs a title or an abstract (English or Chinese)")
+        if self.topic_subarea and not self.topic_area:
+            raise PydanticCustomError("subarea_without_area", "topic_subarea given without topic_area")
+        if not self.id:
+            self.id = content_id(self)
+        return self
+
+
+def content_id(paper: Paper) -> str:
+    """Deterministic id from the normalised, casefolded content (same paper → same id)."""
+    key = t.fold_key(*(getattr(paper, f) for f in TEXT_FIELDS), "\x1e".join(paper.authors))
+    return "p" + hashlib.sha256(key.encode()).hexdigest()[:16]
+
+
+# Record-level errors have no location; say which field a reader should blame.
+_FIELD_FOR_ERROR = {"missing_text": "abstract", "subarea_without_area": "topic_subarea"}
+
+
+def paper_or_reject(data: Any, *, source: str, line: int | None, raw: str = "") -> Paper | Reject:
+    """Validate one input record; a failure becomes a Reject naming the first bad field."""
+    if not isinstance(data, dict):
+        return Reject.make(source, line, "", "record is not a JSON object", raw=raw)
+    if not data.get("source"):
+        data = {**data, "source": source}
+    try:
+        return Paper.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False)
+        first = errors[0]
+        loc = first["loc"]
+        field = str(loc[0]) if loc else _FIELD_FOR_ERROR.get(first["type"], "")
+        detail = f"+{len(errors) - 1} more errors" if len(errors) > 1 else ""
+        return Reject.make(source, line, field, first["msg"], detail=detail, raw=raw)
+
+
+# --- the Elasticsearch document -------------------------------------------------------------------
+
+
+def heading_of(paper: Paper) -> str:
+    if paper.title:
+        return paper.title
+    if paper.title_zh:
+        return paper.title_zh
+    return t.derive_heading(paper.abstract or paper.abstract_zh)
+
+
+def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
+    """The document to index (every key always present; absent text is "", absent scalars None).
+
+    Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading and suggest
+    (completion inputs: title(s) or heading, then each author). A known topic is stored in its
+    canonical spelling; an unknown one is kept as given and counted in taxonomy.unknown.
+    """
+    doc = paper.model_dump()
+    area, subarea = paper.topic_area, paper.topic_subarea
+    known = taxonomy.check(area, subarea)
+    if known:
+        topic = taxonomy.canonical(area, subarea)
+        assert topic is not None
+        area, subarea = topic.area, topic.subarea
+        doc["topic_area"], doc["topic_subarea"] = area, subarea
+    heading = heading_of(paper)
+    titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
+    suggest: list[str] = []
+    for value in (*titles, *paper.authors):
+        if value and value not in suggest:
+            suggest.append(value)
+    doc.update(
+        topic_path=(f"{area}{PATH_SEPARATOR}{subarea}" if subarea else area) if area else None,
+        topic_labels_zh=taxonomy.labels_zh(area, subarea),
+        topic_known=known,
+        heading=heading,
+        suggest=suggest,
+    )
+    return doc

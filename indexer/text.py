@@ -1,0 +1,100 @@
+"""Text normalisation shared by the readers and the Paper model.
+
+Everything that reaches Elasticsearch goes through `normalize_text`, so the same paper typed with
+different whitespace, line breaks or Unicode composition produces identical documents and ids.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Limits on one value; longer values are rejected by the model, never silently cut.
+MAX_TITLE = 1000
+MAX_ABSTRACT = 20000
+MAX_AUTHOR = 300
+MAX_AUTHORS = 500
+MAX_KEYWORD = 200
+MAX_KEYWORDS = 100
+MAX_SHORT = 1000  # venue, topic names, source file name
+MAX_URL = 2000
+MAX_ID_BYTES = 512  # Elasticsearch's limit for _id
+
+HEADING_LIMIT = 120
+ELLIPSIS = "…"
+
+# C0 controls, DEL and C1 controls become spaces (a tab or newline inside a title is just a gap).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+# Invisible characters that only get in the way of matching (BOM, zero-width space/joiners).
+_INVISIBLE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060]")
+
+# Author-line separators: ASCII and full-width comma, ideographic enumeration comma, semicolons.
+_AUTHOR_SPLIT = re.compile(r"\s*[,，、;；]\s*")
+# "等" (Chinese "and others") or "et al." at the end of an author line.
+_ET_AL_TAIL = re.compile(r"(?:\s*[,，、]?\s*(?:等人?|et\s+al\.?))\s*$", re.IGNORECASE)
+
+# Sentence end: western punctuation followed by a space, or CJK full stops (no space needed).
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9\u4e00-\u9fff])|(?<=[。！？])")
+
+
+def normalize_text(value: str | None) -> str:
+    """NFC, control characters to spaces, invisible characters removed, whitespace collapsed, trimmed."""
+    if not value:
+        return ""
+    # The checks before each step keep the common already-clean case cheap (multi-GB inputs).
+    text = value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
+    if _INVISIBLE.search(text):
+        text = _INVISIBLE.sub("", text)
+    if _CONTROL.search(text):
+        text = _CONTROL.sub(" ", text)
+    return " ".join(text.split())
+
+
+def fold_key(*parts: str) -> str:
+    """A case- and whitespace-insensitive key, e.g. for deduplication and content ids."""
+    return "\x1f".join(normalize_text(p).casefold() for p in parts)
+
+
+def split_et_al(text: str) -> tuple[str, bool]:
+    """Remove a trailing "等" / "et al." from an author line; report whether it was there."""
+    stripped = _ET_AL_TAIL.sub("", text)
+    return stripped, stripped != text
+
+
+def is_et_al(name: str) -> bool:
+    """True for an author "name" that is only the et-al marker."""
+    return bool(_ET_AL_TAIL.fullmatch(" " + normalize_text(name)))
+
+
+def parse_author_line(line: str) -> tuple[list[str], bool]:
+    """Split "A, B, C 等" into (["A", "B", "C"], True)."""
+    rest, et_al = split_et_al(normalize_text(line))
+    names = [n for n in (normalize_text(p) for p in _AUTHOR_SPLIT.split(rest)) if n]
+    return names, et_al
+
+
+def first_sentence(text: str) -> str:
+    text = normalize_text(text)
+    parts = _SENTENCE_END.split(text, maxsplit=1)
+    return parts[0].strip() if parts else ""
+
+
+def shorten(text: str, limit: int = HEADING_LIMIT) -> str:
+    """Cut at a word boundary so the result, ellipsis included, is at most `limit` characters."""
+    text = normalize_text(text)
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - len(ELLIPSIS) + 1]
+    space = cut.rfind(" ")
+    # Only back off to a space if that keeps most of the text (CJK text has no spaces to use).
+    cut = cut[:space] if space > limit // 2 else cut[: limit - len(ELLIPSIS)]
+    return cut.rstrip(" ,;:，；：、-–—") + ELLIPSIS
+
+
+def derive_heading(abstract: str, limit: int = HEADING_LIMIT) -> str:
+    """A heading for a paper without a title: the abstract's first sentence, shortened."""
+    return shorten(first_sentence(abstract), limit)
+
+
+def has_cjk(text: str) -> bool:
+    return any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in text)

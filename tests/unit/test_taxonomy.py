@@ -1,0 +1,123 @@
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from indexer.taxonomy import Taxonomy, TaxonomyError, Topic
+from papersearch.paths import config_dir
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ROOT / "tests" / "fixtures" / "seeds"
+
+
+@pytest.fixture(scope="module")
+def taxonomy() -> Taxonomy:
+    return Taxonomy.load()
+
+
+def test_icml_primary_areas_with_chinese_labels(taxonomy: Taxonomy) -> None:
+    assert set(taxonomy.areas) == {
+        "General Machine Learning",
+        "Deep Learning",
+        "Optimization",
+        "Probabilistic Methods",
+        "Reinforcement Learning",
+        "Social Aspects",
+        "Theory",
+        "Applications",
+    }
+    assert taxonomy.areas["Deep Learning"] == "深度学习"
+    assert taxonomy.areas["Applications"] == "应用"
+    assert taxonomy.subareas[("Deep Learning", "Large Language Models")] == "大语言模型"
+    assert taxonomy.subareas[("Applications", "Computer Vision")] == "计算机视觉"
+    assert all(label for label in [*taxonomy.areas.values(), *taxonomy.subareas.values()])
+    for area in taxonomy.areas:  # every area has several subareas
+        assert sum(1 for a, _ in taxonomy.subareas if a == area) >= 5
+
+
+def test_every_seed_topic_is_known(taxonomy: Taxonomy) -> None:
+    topics = 0
+    for page in SEEDS.glob("*.txt"):
+        for line in page.read_text(encoding="utf-8").splitlines():
+            if " · " in line and len(line) < 100:
+                area, sub = line.strip().split(" · ")
+                assert taxonomy.canonical(area, sub) == Topic(area, sub), line
+                topics += 1
+    assert topics >= 30
+
+
+def test_repeated_subarea_names_are_keyed_by_area(taxonomy: Taxonomy) -> None:
+    assert taxonomy.labels_zh("Deep Learning", "Theory") == ["深度学习", "理论"]
+    assert taxonomy.labels_zh("Theory", "Deep Learning") == ["理论", "深度学习"]
+    assert taxonomy.canonical("Optimization", "Large Language Models") is None
+
+
+def test_canonical_is_case_insensitive(taxonomy: Taxonomy) -> None:
+    assert taxonomy.canonical(" deep   LEARNING ", "large language models") == Topic(
+        "Deep Learning", "Large Language Models"
+    )
+    assert taxonomy.canonical("Deep Learning") == Topic("Deep Learning")
+    assert Topic("Deep Learning", "Theory").path == "Deep Learning > Theory"
+    assert taxonomy.canonical(None) is None and taxonomy.canonical("Knitting") is None
+
+
+def test_check_counts_unknown_topics() -> None:
+    tax = Taxonomy.load()
+    assert tax.check("Theory", "Game Theory")
+    assert not tax.check("Theory", "Knitting")
+    assert not tax.check("Theory", "Knitting")
+    assert not tax.check(None)
+    assert tax.unknown == {"Theory · Knitting": 2}
+    assert tax.unknown_report() == ["      2  Theory · Knitting"]
+
+
+def test_parse_topic_line(taxonomy: Taxonomy) -> None:
+    assert taxonomy.parse_topic_line("Deep Learning · Large Language Models") == Topic(
+        "Deep Learning", "Large Language Models"
+    )
+    assert taxonomy.parse_topic_line("Optimization") == Topic("Optimization")
+    assert taxonomy.parse_topic_line("Social Aspects · Accountability, Transparency, and Interpretability")
+    # unknown subarea of a known area: kept as written
+    assert taxonomy.parse_topic_line("Theory · Knitting") == Topic("Theory", "Knitting")
+    # prose that merely starts with an area name is not a topic line
+    assert taxonomy.parse_topic_line("Optimization is hard, and we study it.") is None
+    assert taxonomy.parse_topic_line("Knitting · Wool") is None
+    assert taxonomy.parse_topic_line("Theory · ") is None
+
+
+def test_arxiv_mapping(taxonomy: Taxonomy) -> None:
+    assert taxonomy.arxiv_topic("cs.LG stat.ML") == Topic("General Machine Learning")
+    assert taxonomy.arxiv_topic("cs.CV") == Topic("Applications", "Computer Vision")
+    assert taxonomy.arxiv_topic("math.OC") == Topic("Optimization")
+    assert taxonomy.arxiv_topic("cs.CR") == Topic("Social Aspects", "Security")
+    assert taxonomy.arxiv_topic("cs.RO") == Topic("Applications", "Robotics")
+    assert taxonomy.arxiv_topic("hep-th cs.CL") == Topic("Applications", "Language, Speech and Dialog")
+    assert taxonomy.arxiv_topic(["q-bio.GN"]) == Topic("Applications", "Genetics, Cell Biology, etc")
+    assert taxonomy.arxiv_topic("q-bio.NC") == Topic("Applications", "Neuroscience, Cognitive Science")
+    assert taxonomy.arxiv_topic("hep-th") is None
+    for cat in ("cs.LG", "cs.CL", "cs.CV", "cs.AI", "stat.ML", "math.OC", "cs.CR", "cs.RO", "cs.IR", "cs.NE"):
+        assert cat in taxonomy.arxiv
+
+
+def test_config_dir_default_and_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PAPERSEARCH_CONFIG_DIR", raising=False)
+    assert config_dir() == ROOT / "config"
+    shutil.copy(ROOT / "config" / "taxonomy.json", tmp_path / "taxonomy.json")
+    data = json.loads((tmp_path / "taxonomy.json").read_text(encoding="utf-8"))
+    data["areas"].append({"name": "Knitting", "zh": "编织", "subareas": [{"name": "Wool", "zh": "羊毛"}]})
+    (tmp_path / "taxonomy.json").write_text(json.dumps(data), encoding="utf-8")
+    monkeypatch.setenv("PAPERSEARCH_CONFIG_DIR", str(tmp_path))
+    assert Taxonomy.load().labels_zh("knitting", "wool") == ["编织", "羊毛"]
+
+
+def test_bad_taxonomy_files(tmp_path: Path) -> None:
+    with pytest.raises(TaxonomyError, match="cannot read"):
+        Taxonomy.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"areas": [{"name": "A"}]}', encoding="utf-8")
+    with pytest.raises(TaxonomyError, match="malformed"):
+        Taxonomy.load(bad)
+    bad.write_text('{"areas": [], "arxiv": {"cs.LG": {"area": "Nope"}}}', encoding="utf-8")
+    with pytest.raises(TaxonomyError, match="unknown topic"):
+        Taxonomy.load(bad)

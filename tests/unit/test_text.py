@@ -1,0 +1,65 @@
+from indexer.text import (
+    ELLIPSIS,
+    derive_heading,
+    first_sentence,
+    fold_key,
+    is_et_al,
+    normalize_text,
+    parse_author_line,
+    shorten,
+    split_et_al,
+)
+
+
+def test_normalize_nfc_controls_whitespace() -> None:
+    assert normalize_text("Cafe\u0301") == "Café"  # decomposed → composed
+    assert normalize_text("\ufeff a\tb\r\nc\x00d\x7f e  ") == "a b c d e"
+    assert normalize_text("zero\u200bwidth") == "zerowidth"
+    assert normalize_text("全角\u3000空格") == "全角 空格"  # ideographic space is whitespace
+    assert normalize_text(None) == ""
+    assert normalize_text("") == ""
+
+
+def test_fold_key_ignores_case_and_spacing() -> None:
+    assert fold_key("Deep  Learning", "X") == fold_key("deep learning ", " x")
+    assert fold_key("a", "b") != fold_key("a b")
+
+
+def test_author_line_et_al_variants() -> None:
+    assert parse_author_line("Haocheng Xi, Shuo Yang, Dacheng Li 等") == (
+        ["Haocheng Xi", "Shuo Yang", "Dacheng Li"],
+        True,
+    )
+    assert parse_author_line("张三，李四、王五等") == (["张三", "李四", "王五"], True)
+    assert parse_author_line("A. Smith, B. Jones et al.") == (["A. Smith", "B. Jones"], True)
+    assert parse_author_line("A. Smith; B. Jones") == (["A. Smith", "B. Jones"], False)
+    assert parse_author_line("  ") == ([], False)
+    assert split_et_al("Jiaqi Leng, Bin Shi") == ("Jiaqi Leng, Bin Shi", False)
+    assert is_et_al("等") and is_et_al("et al.") and not is_et_al("Albert")
+
+
+def test_first_sentence() -> None:
+    assert first_sentence("We study X. Then Y.") == "We study X."
+    assert first_sentence("In (e.g., vLLM) engines we win. More.") == "In (e.g., vLLM) engines we win."
+    assert first_sentence("我们研究稀疏注意力。结果很好。") == "我们研究稀疏注意力。"
+    assert first_sentence("No full stop at all") == "No full stop at all"
+
+
+def test_shorten_cuts_at_word_boundary() -> None:
+    text = "word " * 60
+    out = shorten(text, 120)
+    assert len(out) <= 120 and out.endswith(ELLIPSIS)
+    assert out[:-1].split() == ["word"] * len(out[:-1].split())  # no half words
+    assert shorten("short", 120) == "short"
+
+
+def test_shorten_cjk_without_spaces() -> None:
+    out = shorten("中" * 300, 120)
+    assert len(out) == 120 and out.endswith(ELLIPSIS)
+
+
+def test_derive_heading() -> None:
+    assert derive_heading("A short first sentence. And more text here.") == "A short first sentence."
+    long = "This first sentence goes on " + "and on " * 40 + "until it ends. Second."
+    heading = derive_heading(long)
+    assert len(heading) <= 120 and heading.endswith(ELLIPSIS) and heading.startswith("This first sentence")
