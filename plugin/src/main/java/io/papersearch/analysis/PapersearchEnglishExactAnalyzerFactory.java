@@ -1,0 +1,32 @@
+package io.papersearch.analysis;
+
+import org.apache.lucene.analysis.Analyzer;
+import org.apache.lucene.analysis.LowerCaseFilter;
+import org.apache.lucene.analysis.TokenStream;
+import org.apache.lucene.analysis.standard.StandardTokenizer;
+import org.elasticsearch.plugin.NamedComponent;
+import org.elasticsearch.plugin.analysis.AnalyzerFactory;
+
+/**
+ * {@code papersearch_english_exact}: StandardTokenizer → LowerCaseFilter.
+ * No stemming, no stop words — for the "exact" subfield.
+ */
+@NamedComponent("papersearch_english_exact")
+public class PapersearchEnglishExactAnalyzerFactory implements AnalyzerFactory {
+
+    @Override
+    public Analyzer create() {
+        return new Analyzer() {
+            @Override
+            protected TokenStreamComponents createComponents(String fieldName) {
+                StandardTokenizer tokenizer = new StandardTokenizer();
+                return new TokenStreamComponents(tokenizer, new LowerCaseFilter(tokenizer));
+            }
+
+            @Override
+            protected TokenStream normalize(String fieldName, TokenStream in) {
+                return new LowerCaseFilter(in);
+            }
+        };
+    }
+}

@@ -1,0 +1,214 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papersearch.index_definition import search_config
+from webapp.domain import SearchParams
+from webapp.services import query_builders as qb
+from webapp.services.query_parser import Clause, parse_query
+
+CONFIG = search_config()
+ALL_FIELDS = qb.boosted(CONFIG["query_fields"])
+
+
+def walk(node):
+    """Every dict inside a query, depth first."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
+
+
+def query_types(query) -> set[str]:
+    return {key for node in walk(query) for key in node}
+
+
+# --- text ---------------------------------------------------------------------------------------------
+
+
+def test_boosted_fields_come_from_config():
+    assert "title^6" in ALL_FIELDS and "abstract" in ALL_FIELDS and "abstract.exact^0.5" in ALL_FIELDS
+
+
+def test_short_term_is_one_multi_match():
+    assert qb.term_clause("gan", CONFIG) == {"multi_match": {
+        "query": "gan", "type": "best_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
+        "zero_terms_query": "all"}}
+
+
+def test_long_term_gets_a_low_boost_fuzzy_fallback():
+    clause = qb.term_clause("diffusion", CONFIG)
+    exact, fuzzy = clause["bool"]["should"]
+    assert clause["bool"]["minimum_should_match"] == 1
+    assert "fuzziness" not in exact["multi_match"]
+    fuzzy = fuzzy["multi_match"]
+    assert fuzzy["fuzziness"] == "AUTO" and fuzzy["boost"] < 1
+    assert fuzzy["fields"] == ["title.exact^6", "authors^4", "topic_area.text^2", "topic_subarea.text^3",
+                               "keywords^3", "abstract.exact"]  # unstemmed where there is a choice
+
+
+@pytest.mark.parametrize("term", ["大语言模型", "gpt-4", "2024", "gan"])
+def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
+    assert qb.fuzzy_clause(term, CONFIG) is None
+
+
+def test_text_clause_requires_few_words_and_most_of_many():
+    assert qb.text_clause([], CONFIG) is None
+    assert qb.text_clause(["gan"], CONFIG) == qb.term_clause("gan", CONFIG)
+    many = qb.text_clause(["a", "b", "c", "d", "e"], CONFIG)
+    assert len(many["bool"]["should"]) == 5
+    assert many["bool"]["minimum_should_match"] == qb.MANY_TERMS == "3<75%"
+
+
+def test_proximity_boost():
+    assert qb.proximity_boost(["gan"], CONFIG) is None
+    boost = qb.proximity_boost(["graph", "networks"], CONFIG)["multi_match"]
+    assert boost == {"query": "graph networks", "type": "phrase", "fields": qb.boosted(CONFIG["phrase_fields"]),
+                     "slop": CONFIG["phrase_slop"]}
+    assert qb.proximity_boost(["大语言模型"], CONFIG) is not None  # adjacency matters within a Chinese run
+
+
+def test_field_clause_uses_aliases_with_boosts():
+    clause = qb.field_clause(Clause("diffusion", field="title"), CONFIG)
+    assert clause == {"multi_match": {"query": "diffusion", "type": "best_fields", "operator": "and",
+                                      "fields": ["title^6", "title.exact^3", "title_zh^6", "title_zh.bigram^3"]}}
+    phrase = qb.field_clause(Clause("score matching", phrase=True, field="abstract"), CONFIG)
+    assert phrase["multi_match"]["type"] == "phrase"
+    assert phrase["multi_match"]["fields"] == [
+        "abstract", "abstract.exact^0.5", "abstract_zh", "abstract_zh.bigram^0.5"]
+
+
+def test_author_clause_phrase_or_fuzzy_parts():
+    clause = qb.field_clause(Clause("Soren Hauberg", phrase=True, field="author"), CONFIG)
+    phrase, intervals = clause["bool"]["should"]
+    assert phrase["multi_match"] == {"query": "Soren Hauberg", "type": "phrase", "fields": ["authors"], "slop": 1}
+    rule = intervals["intervals"]["authors"]["all_of"]
+    assert rule["max_gaps"] == 1
+    assert [r["fuzzy"]["term"] for r in rule["intervals"]] == ["soren", "hauberg"]
+
+
+def test_chinese_author_is_a_phrase_only():
+    clause = qb.field_clause(Clause("李明", field="author"), CONFIG)
+    assert clause == {"multi_match": {"query": "李明", "type": "phrase", "fields": ["authors"], "slop": 1}}
+
+
+def test_build_query_combines_concerns():
+    query = qb.build_query(parse_query('graph networks "message passing" author:hopper -zebra -"x y"'), CONFIG)
+    bool_ = query["bool"]
+    text, phrase, author = bool_["must"]
+    assert len(text["bool"]["should"]) == 2
+    assert phrase["multi_match"]["type"] == "phrase" and phrase["multi_match"]["query"] == "message passing"
+    assert "bool" in author  # phrase or fuzzy parts
+    assert bool_["should"][0]["multi_match"]["query"] == "graph networks"
+    excluded = [c["multi_match"] for c in bool_["must_not"]]
+    assert [(e["query"], e["type"]) for e in excluded] == [("zebra", "best_fields"), ("x y", "phrase")]
+
+
+def test_excluded_author_is_strict():
+    query = qb.build_query(parse_query("graph -author:smith"), CONFIG)
+    assert query["bool"]["must_not"] == [{"multi_match": {"query": "smith", "type": "phrase",
+                                                          "fields": ["authors"], "slop": 1}}]
+
+
+def test_empty_query_is_match_all():
+    assert qb.build_query(parse_query(""), CONFIG) == {"match_all": {}}
+    only_not = qb.build_query(parse_query("-zebra"), CONFIG)
+    assert only_not["bool"]["must"] == [{"match_all": {}}] and only_not["bool"]["must_not"]
+
+
+def test_user_text_never_reaches_query_string():
+    nasty = 'title:(a OR b) AND c* ~2 ^3 {x TO y} "unclosed -"" author:"x" \\ / <script>'
+    body = qb.search_body(parse_query(nasty), SearchParams(q=nasty), CONFIG)
+    types = query_types(body["query"])
+    assert not types & {"query_string", "simple_query_string", "regexp", "wildcard", "script"}
+    json.dumps(body)  # serialisable as is
+
+
+# --- facets -------------------------------------------------------------------------------------------
+
+
+def test_no_filters_no_post_filter():
+    params = SearchParams()
+    assert qb.facet_filters(params, CONFIG) == {}
+    assert "post_filter" not in qb.search_body(parse_query(""), params, CONFIG)
+
+
+def test_topic_filter_subarea_narrows_its_area():
+    f = qb.topic_filter(["Deep Learning", "Theory"], ["Deep Learning > Theory"], CONFIG)
+    assert f == {"bool": {"should": [{"terms": {"topic_area": ["Theory"]}},
+                                     {"terms": {"topic_path": ["Deep Learning > Theory"]}}],
+                          "minimum_should_match": 1}}
+    assert qb.topic_filter(["Theory"], [], CONFIG) == {"terms": {"topic_area": ["Theory"]}}
+    assert qb.topic_filter([], [], CONFIG) is None
+
+
+def test_facets_are_disjunctive():
+    params = SearchParams(areas=["Theory"], years=[2020, 2021])
+    body = qb.search_body(parse_query("graph"), params, CONFIG)
+    topic_f = {"terms": {"topic_area": ["Theory"]}}
+    year_f = {"terms": {"year": [2020, 2021]}}
+    assert body["post_filter"] == {"bool": {"filter": [topic_f, year_f]}}
+    # each facet is counted under the other facets' filters only
+    assert body["aggs"]["topic"]["filter"] == {"bool": {"filter": [year_f]}}
+    assert body["aggs"]["year"]["filter"] == {"bool": {"filter": [topic_f]}}
+    # filters never touch the scoring query
+    assert "terms" not in query_types(body["query"])
+
+
+def test_topic_aggregation_is_hierarchical():
+    agg = qb.topic_aggregation(CONFIG, {})
+    assert agg["filter"] == {"match_all": {}}
+    areas = agg["aggs"]["values"]
+    assert areas["terms"] == {"field": "topic_area", "size": 50}
+    assert areas["aggs"]["children"]["terms"] == {"field": "topic_path", "size": 200}
+
+
+# --- sort, paging, highlight, suggest -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sort", ["relevance", "year", "title"])
+def test_sort_from_config(sort):
+    body = qb.search_body(parse_query(""), SearchParams(sort=sort), CONFIG)
+    assert body["sort"] == CONFIG["sorts"][sort]
+
+
+def test_pagination_and_exact_totals():
+    body = qb.search_body(parse_query("x"), SearchParams(page=3, size=25), CONFIG)
+    assert (body["from"], body["size"], body["track_total_hits"]) == (50, 25, True)
+    assert body["highlight"]["encoder"] == "html" and body["highlight"]["pre_tags"] == ["<mark>"]
+
+
+def test_too_deep_asks_for_counts_only():
+    params = SearchParams(page=CONFIG["max_result_window"] // 10 + 1, size=10)
+    assert qb.is_too_deep(params, CONFIG)
+    body = qb.search_body(parse_query("x"), params, CONFIG)
+    assert (body["from"], body["size"]) == (0, 0) and "highlight" not in body and body["aggs"]
+    assert not qb.is_too_deep(SearchParams(page=CONFIG["max_result_window"] // 10, size=10), CONFIG)
+
+
+def test_spelling_check_only_for_latin_words():
+    assert qb.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
+    body = qb.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG)
+    assert body["suggest"]["text"] == "diffsuion"
+    assert {s["term"]["field"] for k, s in body["suggest"].items() if k != "text"} == set(qb.SPELL_FIELDS)
+    known = body["aggs"][qb.KNOWN_WORDS_AGG]
+    assert "global" in known and "fuzziness" not in json.dumps(known)
+    assert "suggest" not in qb.search_body(parse_query("模型"), SearchParams(), CONFIG)
+
+
+def test_count_body_includes_filters():
+    params = SearchParams(years=[2020])
+    body = qb.count_body(parse_query("graph"), params, CONFIG)
+    assert body["query"]["bool"]["filter"] == [{"terms": {"year": [2020]}}]
+
+
+def test_completion_and_more_like_this():
+    assert qb.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
+        "field": "suggest", "size": 8, "skip_duplicates": True}}}
+    mlt = qb.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
+    assert mlt["fields"] == CONFIG["similar_fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]

@@ -1,0 +1,101 @@
+"""Elasticsearch hits → Hit domain objects, with highlighting.
+
+Highlight fragments come from Elasticsearch with encoder "html": the text is already escaped and
+the only markup is our <mark> tags. Every other value that ends up in an *_html field is escaped
+here with markupsafe, so templates can output *_html as-is.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from markupsafe import escape
+
+from indexer.taxonomy import Taxonomy
+from webapp.domain import Hit
+
+FRAGMENT_JOINER = " … "
+SNIPPET_FALLBACK = 300  # characters of the abstract when Elasticsearch returned no fragment
+_MARK = re.compile(r"</?mark>")
+
+
+def plain(fragment: str) -> str:
+    """A highlight fragment back to the text it was made from."""
+    return html.unescape(_MARK.sub("", fragment))
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+def heading_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> str:
+    for field in ("title", "title_zh"):
+        if source.get(field):
+            fragments = highlights.get(field)
+            return fragments[0] if fragments else str(escape(source[field]))
+    return str(escape(source.get("heading") or ""))
+
+
+def authors_html(authors: list[str], highlights: dict[str, list[str]]) -> list[str]:
+    """Each author escaped; the ones Elasticsearch highlighted (one fragment per matching value) marked."""
+    marked = {plain(f): f for f in highlights.get("authors", [])}
+    return [marked.get(name) or str(escape(name)) for name in authors]
+
+
+def snippet_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> str:
+    """Abstract fragments with matches, preferring the language that matched; else the start of it."""
+    candidates = [highlights.get(f) for f in ("abstract", "abstract_zh")]
+    for fragments in candidates:
+        if fragments and any("<mark>" in f for f in fragments):
+            return FRAGMENT_JOINER.join(fragments)
+    for fragments in candidates:
+        if fragments:
+            return fragments[0]
+    text = source.get("abstract") or source.get("abstract_zh") or ""
+    return str(escape(_shorten(text, SNIPPET_FALLBACK)))
+
+
+def topic_labels(source: dict[str, Any], taxonomy: Taxonomy) -> tuple[str | None, str | None]:
+    area, subarea = source.get("topic_area"), source.get("topic_subarea")
+    known = taxonomy.canonical(area)
+    area_zh = taxonomy.areas[known.area] if known else None
+    sub = taxonomy.canonical(area, subarea) if subarea else None
+    sub_zh = taxonomy.subareas[(sub.area, sub.subarea)] if sub and sub.subarea else None
+    return area_zh, sub_zh
+
+
+def to_hit(raw: dict[str, Any], taxonomy: Taxonomy, *, full_abstract: bool = False) -> Hit:
+    source = raw.get("_source", {})
+    highlights = {} if full_abstract else raw.get("highlight", {})
+    title, title_zh = source.get("title") or "", source.get("title_zh") or ""
+    authors = source.get("authors") or []
+    area_zh, sub_zh = topic_labels(source, taxonomy)
+    if full_abstract:
+        snippet = str(escape(source.get("abstract") or source.get("abstract_zh") or ""))
+    else:
+        snippet = snippet_html(source, highlights)
+    return Hit(
+        id=raw["_id"],
+        heading=title or title_zh or source.get("heading") or "",
+        heading_html=heading_html(source, highlights),
+        title=title,
+        title_zh=title_zh,
+        authors=authors,
+        authors_html=authors_html(authors, highlights),
+        authors_et_al=bool(source.get("authors_et_al")),
+        topic_area=source.get("topic_area"),
+        topic_subarea=source.get("topic_subarea"),
+        topic_path=source.get("topic_path"),
+        topic_area_zh=area_zh,
+        topic_subarea_zh=sub_zh,
+        snippet_html=snippet,
+        abstract=source.get("abstract") or "",
+        abstract_zh=source.get("abstract_zh") or "",
+        year=source.get("year"),
+        venue=source.get("venue") or None,
+        url=source.get("url"),
+        pdf_url=source.get("pdf_url"),
+        score=raw.get("_score"),
+    )
