@@ -15,7 +15,7 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 	touch $@
 
 setup-test: setup
-	scripts/system-packages.sh --browser
+	scripts/system-packages.sh --test
 
 node: setup
 	$(BIN)/papersearch-node start

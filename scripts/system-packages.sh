@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Debian packages the project needs beyond a fresh machine: Maven (fetches Elasticsearch and builds the
-# analysis plugin) and, for the browser tests, chromium. Installs only what is missing; needs root for apt.
+# analysis plugin); with --test also chromium (browser tests) and a compose tool (the compose files are
+# validated with `docker compose config`, which needs no engine). Installs only what is missing.
 set -euo pipefail
 
 want=()
 command -v mvn >/dev/null 2>&1 || want+=(maven)
 command -v runuser >/dev/null 2>&1 || want+=(util-linux)
-if [ "${1:-}" = "--browser" ] && [ ! -x /usr/bin/chromium ]; then want+=(chromium fonts-noto-cjk); fi
+if [ "${1:-}" = "--test" ]; then
+  [ -x /usr/bin/chromium ] || want+=(chromium fonts-noto-cjk)
+  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || want+=(docker-compose)
+fi
 [ ${#want[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then

@@ -1,0 +1,213 @@
+"""One-shot setup of a self-managed cluster (the Docker stack's `setup` service): roles and users.
+
+    python -m papersearch.stack_setup [--timeout SECONDS]
+
+Waits until the cluster at ES_URL answers with status yellow or green, then creates or updates,
+as the superuser, the webapp's read-only role and user and the indexer's write role and user
+(papersearch.security.ensure_roles_and_users), and checks that both users can log in. Running it
+again is harmless: it only sets the same roles and passwords again.
+
+Environment:
+  ES_URL              the cluster, e.g. http://es:9200 (required)
+  ELASTIC_PASSWORD    the superuser's password (required; used here only)
+  ELASTIC_USERNAME    the superuser (default: elastic)
+  ES_PASSWORD         password to set for papersearch_indexer (required)
+  ES_WEB_PASSWORD     password to set for papersearch_web (required)
+  ES_CA_CERTS         CA bundle when ES_URL is https (optional)
+  PAPERSEARCH_ALIAS   the alias; the roles cover the indices "<alias>*" (default: papers)
+
+Exit status: 0 done; 1 the cluster could not be reached in time or refused; 2 bad configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
+
+from papersearch import credentials
+from papersearch.security import READER_ROLE, WRITER_ROLE, ensure_roles_and_users
+
+EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
+
+# Elasticsearch's native realm rejects shorter passwords.
+MIN_PASSWORD_LENGTH = 6
+# Values in .env.example start with this; a stack must not run with them.
+PLACEHOLDER_PREFIX = "change-me"
+ALIAS_PATTERN_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+class ConfigError(ValueError):
+    pass
+
+
+class SetupFailed(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True)
+class SetupConfig:
+    url: str
+    admin_user: str
+    admin_password: str
+    passwords: dict[str, str]  # papersearch user -> password
+    alias: str = "papers"
+    ca_certs: str | None = None
+
+    @property
+    def index_patterns(self) -> list[str]:
+        return [f"{self.alias}*"]
+
+
+def read_config(env: Mapping[str, str]) -> SetupConfig:
+    """The setup's configuration from the environment; every problem is reported at once."""
+    problems: list[str] = []
+    required = {
+        "ES_URL": "the cluster's URL, e.g. http://es:9200",
+        "ELASTIC_PASSWORD": "the superuser's password",
+        "ES_PASSWORD": f"the password to set for {credentials.INDEXER}",
+        "ES_WEB_PASSWORD": f"the password to set for {credentials.WEB}",
+    }
+    for name, what in required.items():
+        if not env.get(name):
+            problems.append(f"{name} is not set ({what})")
+    url = env.get("ES_URL", "")
+    if url:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            problems.append(f"ES_URL must look like http://host:9200, got {url!r}")
+    for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD"):
+        value = env.get(name, "")
+        if not value:
+            continue
+        if value.lower().startswith(PLACEHOLDER_PREFIX):
+            problems.append(f"{name} still has the placeholder value from .env.example; set a real secret in .env")
+        elif len(value) < MIN_PASSWORD_LENGTH:
+            problems.append(f"{name} is too short (Elasticsearch needs at least {MIN_PASSWORD_LENGTH} characters)")
+    if env.get("ES_PASSWORD") and env.get("ES_PASSWORD") == env.get("ES_WEB_PASSWORD"):
+        problems.append("ES_PASSWORD and ES_WEB_PASSWORD are equal; give the indexer and the webapp different secrets")
+    alias = env.get("PAPERSEARCH_ALIAS") or "papers"
+    if not alias[0].isalnum() or not set(alias) <= ALIAS_PATTERN_CHARS:
+        problems.append(f"PAPERSEARCH_ALIAS must be lowercase letters, digits and _, got {alias!r}")
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return SetupConfig(
+        url=url,
+        admin_user=env.get("ELASTIC_USERNAME") or credentials.ELASTIC,
+        admin_password=env["ELASTIC_PASSWORD"],
+        passwords={credentials.INDEXER: env["ES_PASSWORD"], credentials.WEB: env["ES_WEB_PASSWORD"]},
+        alias=alias,
+        ca_certs=env.get("ES_CA_CERTS") or None,
+    )
+
+
+def _client(config: SetupConfig, user: str, password: str) -> Elasticsearch:
+    kwargs: dict = {"basic_auth": (user, password), "request_timeout": 10, "max_retries": 0}
+    if config.ca_certs:
+        kwargs["ca_certs"] = config.ca_certs
+    return Elasticsearch(config.url, **kwargs)
+
+
+def _describe(exc: TransportError) -> str:
+    """The transport's own reason ("... Connection refused"), not just "Connection error"."""
+    detail = getattr(exc, "message", None) or str(exc)
+    return str(detail) or type(exc).__name__
+
+
+ClientFactory = Callable[[SetupConfig, str, str], Elasticsearch]
+
+
+def wait_for_cluster(admin: Elasticsearch, config: SetupConfig, timeout: float,
+                     say: Callable[[str], None] = print) -> str:
+    """Block until the cluster is yellow or green; the status. Wrong credentials fail at once."""
+    deadline = time.monotonic() + timeout
+    last_error = "no answer"
+    announced = False
+    while True:
+        try:
+            health = admin.cluster.health(wait_for_status="yellow", timeout="5s")
+            status = health.get("status", "unknown")
+            if status in ("yellow", "green") and not health.get("timed_out", False):
+                return status
+            last_error = f"cluster status {status}"
+        except AuthenticationException:
+            raise SetupFailed(
+                f"Elasticsearch at {config.url} rejected the superuser {config.admin_user!r}: check ELASTIC_PASSWORD. "
+                "The official image sets it only when the data volume is first initialised; if .env changed "
+                "later, use the old password or reset it (docs/operations.md)."
+            ) from None
+        except ApiError as exc:  # e.g. 408 while waiting for yellow, 503 during startup
+            last_error = f"HTTP {exc.meta.status}: {exc.message}"
+        except TransportError as exc:
+            last_error = _describe(exc)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SetupFailed(
+                f"cannot reach Elasticsearch at {config.url} within {timeout:g}s ({last_error}); "
+                "is the es service up and healthy, and is ES_URL right?"
+            )
+        if not announced:
+            say(f"waiting for Elasticsearch at {config.url} (up to {timeout:g}s): {last_error}")
+            announced = True
+        time.sleep(min(2.0, max(remaining, 0.05)))
+
+
+def run(config: SetupConfig, timeout: float, factory: ClientFactory = _client,
+        say: Callable[[str], None] = print) -> None:
+    admin = factory(config, config.admin_user, config.admin_password)
+    status = wait_for_cluster(admin, config, timeout, say)
+    say(f"cluster at {config.url} is {status}")
+    try:
+        ensure_roles_and_users(admin, config.passwords, config.index_patterns)
+    except ApiError as exc:
+        raise SetupFailed(
+            f"Elasticsearch refused to create the roles/users ({exc.meta.status}: {exc.message}); the native realm "
+            f"must be enabled and {config.admin_user!r} must have the manage_security privilege"
+        ) from None
+    except TransportError as exc:
+        raise SetupFailed(f"lost Elasticsearch at {config.url} while creating roles/users: {_describe(exc)}") from None
+    for user, password in config.passwords.items():
+        try:
+            factory(config, user, password).security.authenticate()
+        except ApiError as exc:
+            raise SetupFailed(f"user {user} was created but cannot log in ({exc.meta.status}: {exc.message})") from None
+        except TransportError as exc:
+            raise SetupFailed(f"user {user} was created but the login check failed: {_describe(exc)}") from None
+    patterns = ", ".join(config.index_patterns)
+    say(f"roles {READER_ROLE} (read {patterns}) and {WRITER_ROLE} (write {patterns}) are in place")
+    say(f"users {credentials.WEB} ({READER_ROLE}) and {credentials.INDEXER} ({WRITER_ROLE}) can log in")
+
+
+def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
+         factory: ClientFactory = _client) -> int:
+    parser = argparse.ArgumentParser(prog="python -m papersearch.stack_setup", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--timeout", type=float, default=180.0,
+                        help="seconds to wait for the cluster to answer yellow or green (default 180)")
+    args = parser.parse_args(argv)
+    if args.timeout < 0:
+        parser.error("--timeout must not be negative")
+    try:
+        config = read_config(os.environ if env is None else env)
+    except ConfigError as exc:
+        print(f"stack_setup: configuration: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    try:
+        run(config, args.timeout, factory)
+    except SetupFailed as exc:
+        print(f"stack_setup: FAILED: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("stack_setup: interrupted", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())
