@@ -1,0 +1,54 @@
+"""The papersearch web application: server-rendered search pages and a JSON API.
+
+    create_app()  →  one Elasticsearch client per process (the webapp's read-only identity, short
+                     timeout, no retry storm) and one SearchService over settings.alias.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask
+
+from papersearch.es import make_client
+from papersearch.index_definition import search_config
+from papersearch.settings import Settings, get_settings
+
+# Searches on this index take milliseconds; a cluster that does not answer within this is treated as
+# unavailable (503) rather than holding a worker thread.
+REQUEST_TIMEOUT = 2.0
+
+
+def create_app(settings: Settings | None = None, service: Any = None, *,
+               rate_limit: str | None = None) -> Flask:
+    """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
+    from webapp import i18n, security
+    from webapp.routes import api, errors, health, ui
+
+    app = Flask(__name__)
+    app.config["SEARCH_CONFIG"] = search_config()
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 3600
+
+    if service is None:
+        from webapp.services.search import SearchService
+
+        settings = settings or get_settings()
+        client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT, max_retries=0,
+                             retry_on_timeout=False)
+        service = SearchService(client, settings.alias)
+    app.extensions["search_service"] = service
+
+    i18n.init_app(app)  # first: later hooks (the 429 page) need the language
+    security.init_app(app, rate_limit, on_limited=errors.rate_limited)
+    errors.init_app(app)
+    for blueprint in (ui.blueprint, api.blueprint, health.blueprint):
+        app.register_blueprint(blueprint)
+
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO)
+    return app

@@ -1,0 +1,100 @@
+"""Links that carry the whole search state in the URL, so pages can be shared and Back works.
+
+Any change to the query or the filters resets the page to 1; only `page()` keeps the rest as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import urlencode
+
+from webapp.domain import SearchParams
+
+SUBAREA_SEPARATOR = " > "
+
+
+class SearchLinks:
+    def __init__(self, base: str, params: SearchParams, default_size: int, lang: str | None = None) -> None:
+        self.base = base
+        self.params = params
+        self.default_size = default_size
+        self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
+
+    def _url(self, *, q: str | None = None, areas: Iterable[str] | None = None,
+             subareas: Iterable[str] | None = None, years: Iterable[int] | None = None,
+             sort: str | None = None, page: int = 1, size: int | None = None, lang: str | None = None) -> str:
+        p = self.params
+        pairs: list[tuple[str, str | int]] = []
+        query = p.q if q is None else q
+        if query:
+            pairs.append(("q", query))
+        pairs += [("area", a) for a in (p.areas if areas is None else areas)]
+        pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
+        pairs += [("year", y) for y in (p.years if years is None else years)]
+        sort = sort or p.sort
+        if sort != "relevance":
+            pairs.append(("sort", sort))
+        size = size or p.size
+        if size != self.default_size:
+            pairs.append(("size", size))
+        if page > 1:
+            pairs.append(("page", page))
+        lang = lang or self.lang
+        if lang:
+            pairs.append(("lang", lang))
+        return f"{self.base}?{urlencode(pairs)}" if pairs else self.base
+
+    # --- pagination, query ----------------------------------------------------------------
+
+    def page(self, number: int) -> str:
+        return self._url(page=number)
+
+    def page_numbers(self, page_count: int, around: int = 2) -> list[int | None]:
+        """1 … p-2 p-1 p p+1 p+2 … last; None marks a gap."""
+        current = self.params.page
+        shown = {1, page_count, *range(current - around, current + around + 1)}
+        numbers = sorted(n for n in shown if 1 <= n <= page_count)
+        out: list[int | None] = []
+        for n in numbers:
+            if out and n - (out[-1] or 0) > 1:
+                out.append(n - 1 if n - (out[-1] or 0) == 2 else None)
+            out.append(n)
+        return out
+
+    def query(self, q: str) -> str:
+        return self._url(q=q)
+
+    # --- filters -----------------------------------------------------------------------------------
+
+    def toggle(self, param: str, value: str | int) -> str:
+        """Add the value to the filter, or remove it when already selected (facet checkboxes)."""
+        p = self.params
+        if param == "area":
+            if value in p.areas:
+                # Dropping an area drops its subareas too: they would be hidden in the sidebar.
+                prefix = f"{value}{SUBAREA_SEPARATOR}"
+                return self._url(areas=[a for a in p.areas if a != value],
+                                 subareas=[s for s in p.subareas if not s.startswith(prefix)])
+            return self._url(areas=[*p.areas, str(value)])
+        if param == "subarea":
+            if value in p.subareas:
+                return self._url(subareas=[s for s in p.subareas if s != value])
+            return self._url(subareas=[*p.subareas, str(value)])
+        if param == "year":
+            year = int(value)
+            if year in p.years:
+                return self._url(years=[y for y in p.years if y != year])
+            return self._url(years=[*p.years, year])
+        raise ValueError(f"unknown filter {param!r}")
+
+    def add(self, param: str, value: str | int) -> str:
+        """Filter on the value (topic chips on results): never removes."""
+        selected = {"area": self.params.areas, "subarea": self.params.subareas,
+                    "year": self.params.years}[param]
+        return self._url() if value in selected else self.toggle(param, value)
+
+    def clear_filters(self) -> str:
+        return self._url(areas=[], subareas=[], years=[])
+
+    def has_filters(self) -> bool:
+        return bool(self.params.areas or self.params.subareas or self.params.years)

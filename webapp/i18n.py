@@ -1,0 +1,99 @@
+"""UI language: ?lang= (remembered in a cookie), else the cookie, else Accept-Language; default English.
+
+Every visible string lives in translations/<lang>.json; templates call t("key", name=value).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from urllib.parse import urlencode
+
+from flask import Flask, Response, g, request
+
+LANGUAGES = ("en", "zh")
+DEFAULT = "en"
+COOKIE = "lang"
+COOKIE_MAX_AGE = 365 * 24 * 3600
+_DIR = Path(__file__).resolve().parent / "translations"
+
+
+@lru_cache(maxsize=len(LANGUAGES))
+def catalog(lang: str) -> dict[str, str]:
+    return json.loads((_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def translate(lang: str, key: str, **values: object) -> str:
+    """The string for key in lang (English, then the key itself, as fallbacks), formatted with values."""
+    text = catalog(lang).get(key) or catalog(DEFAULT).get(key) or key
+    return text.format(**values) if values else text
+
+
+def translate_count(lang: str, key: str, count: int, **values: object) -> str:
+    """Plural-aware: uses "<key>.one" for a count of 1 when the catalogue has it (Chinese does not need it)."""
+    if count == 1 and f"{key}.one" in catalog(lang):
+        key = f"{key}.one"
+    return translate(lang, key, count=count, **values)
+
+
+def requested_lang() -> str | None:
+    """A valid ?lang= in this request, if any (kept in generated links so shared URLs keep the language)."""
+    value = request.args.get("lang", "")
+    return value if value in LANGUAGES else None
+
+
+def negotiate() -> str:
+    explicit = requested_lang()
+    if explicit:
+        return explicit
+    cookie = request.cookies.get(COOKIE, "")
+    if cookie in LANGUAGES:
+        return cookie
+    return request.accept_languages.best_match(LANGUAGES, default=DEFAULT) or DEFAULT
+
+
+def current() -> str:
+    return getattr(g, "lang", DEFAULT)
+
+
+def t(key: str, **values: object) -> str:
+    return translate(current(), key, **values)
+
+
+def init_app(app: Flask) -> None:
+    for lang in LANGUAGES:  # fail at start-up, not on the first request, if a catalogue is broken
+        catalog(lang)
+
+    @app.before_request
+    def _pick_language() -> None:
+        g.lang = negotiate()
+
+    @app.after_request
+    def _remember_language(response: Response) -> Response:
+        explicit = requested_lang()
+        if explicit and request.cookies.get(COOKIE) != explicit:
+            response.set_cookie(COOKIE, explicit, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True)
+        # Pages differ by language, so shared caches must key on what chose it.
+        response.vary.add("Accept-Language")
+        response.vary.add("Cookie")
+        return response
+
+    @app.context_processor
+    def _i18n_context() -> dict:
+        lang = current()
+        return {
+            "lang": lang,
+            "t": t,
+            "tn": lambda key, count, **v: translate_count(lang, key, count, **v),
+            "other_lang": "zh" if lang == "en" else "en",
+            "explicit_lang": requested_lang(),
+            "url_with_lang": url_with_lang,
+            "pick": lambda en, zh: zh if lang == "zh" and zh else en,
+        }
+
+
+def url_with_lang(lang: str) -> str:
+    """This page's URL with every other parameter kept, in another language."""
+    pairs = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    return f"{request.path}?{urlencode([*pairs, ('lang', lang)])}"

@@ -1,0 +1,17 @@
+"""Blueprints: ui (HTML pages), api (JSON), health (probes); errors holds the app-wide handlers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import current_app
+
+from webapp.services.search import SearchService
+
+
+def service() -> SearchService:
+    return current_app.extensions["search_service"]
+
+
+def search_config() -> dict[str, Any]:
+    return current_app.config["SEARCH_CONFIG"]

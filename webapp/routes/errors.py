@@ -1,0 +1,78 @@
+"""App-wide error handlers: JSON under /api (and for /suggest, /healthz, /readyz), HTML pages elsewhere.
+
+No handler ever shows a stack trace; unexpected errors are logged with one.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, Response, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from webapp import i18n
+from webapp.controllers.params import ParamError
+from webapp.domain import BadQuery, SearchUnavailable
+
+log = logging.getLogger(__name__)
+
+JSON_PREFIXES = ("/api/", "/suggest", "/healthz", "/readyz")
+RETRY_AFTER_UNAVAILABLE = 5
+CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 429: "too_many_requests",
+         500: "internal_error", 503: "unavailable"}
+
+
+def wants_json() -> bool:
+    return request.path.startswith(JSON_PREFIXES)
+
+
+def error_response(status: int, key: str, **values: object) -> Response:
+    """JSON messages are always English (stable for API clients); pages use the UI language."""
+    if wants_json():
+        message = i18n.translate("en", key, **values)
+        response = jsonify(error={"status": status, "code": CODES.get(status, "error"), "message": message})
+    else:
+        title = i18n.t(f"error.title.{status}" if status in CODES else "error.title.other")
+        try:
+            body = render_template("error.html", status=status, message=i18n.t(key, **values), title=title)
+        except Exception:  # never let a broken page turn one error into another
+            log.exception("cannot render the error page")
+            body = f"{status} {title}"
+        response = Response(body, mimetype="text/html" if "<" in body else "text/plain")
+    response.status_code = status
+    return response
+
+
+def rate_limited(retry_after: int) -> Response:
+    return error_response(429, "error.rate_limited", seconds=retry_after)
+
+
+def init_app(app: Flask) -> None:
+    @app.errorhandler(ParamError)
+    def _bad_param(exc: ParamError) -> Response:
+        return error_response(400, exc.key, **exc.values)
+
+    @app.errorhandler(BadQuery)
+    def _bad_query(exc: BadQuery) -> Response:
+        return error_response(400, "error.bad_query", detail=str(exc)[:200])
+
+    @app.errorhandler(SearchUnavailable)
+    def _unavailable(exc: SearchUnavailable) -> Response:
+        log.warning("search unavailable: %s", exc)
+        response = error_response(503, "error.unavailable")
+        response.headers["Retry-After"] = str(RETRY_AFTER_UNAVAILABLE)
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        key = f"error.http.{status}" if status in CODES else "error.http.other"
+        response = error_response(status, key, code=status)
+        if status == 405 and exc.get_response().headers.get("Allow"):
+            response.headers["Allow"] = exc.get_response().headers["Allow"]
+        return response
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception) -> Response:
+        log.exception("unhandled error on %s %s", request.method, request.path)
+        return error_response(500, "error.internal")
