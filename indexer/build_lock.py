@@ -3,6 +3,7 @@
 The lock is a document in `<alias>_locks`, created with op_type=create (so only one run wins) and
 refreshed by a heartbeat while the build runs. A run that was killed stops beating; after `ttl`
 seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
+The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120.
 """
 
 from __future__ import annotations
@@ -14,16 +15,19 @@ from datetime import UTC, datetime
 
 from elasticsearch import ConflictError, Elasticsearch, NotFoundError
 
+DEFAULT_TTL = 120.0
+TTL_ENV = "PAPERSEARCH_LOCK_TTL"
+
 
 class LockBusy(RuntimeError):
     pass
 
 
 class BuildLock:
-    def __init__(self, client: Elasticsearch, alias: str, ttl: float = 120.0) -> None:
+    def __init__(self, client: Elasticsearch, alias: str, ttl: float | None = None) -> None:
         self.client = client
         self.index = f"{alias}_locks"
-        self.ttl = ttl
+        self.ttl = ttl if ttl is not None else float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
         self._last_beat = 0.0
 
@@ -60,8 +64,8 @@ class BuildLock:
         self._last_beat = time.monotonic()
 
     def heartbeat(self, every: float = 15.0) -> None:
-        """Cheap to call often: writes at most once per `every` seconds."""
-        if time.monotonic() - self._last_beat < every:
+        """Cheap to call often: writes at most once per `every` seconds (and several times per ttl)."""
+        if time.monotonic() - self._last_beat < min(every, self.ttl / 4):
             return
         self._last_beat = time.monotonic()
         self.client.update(index=self.index, id="build", doc={"heartbeat": time.time()})

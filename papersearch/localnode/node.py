@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import pwd
@@ -21,7 +23,7 @@ from papersearch.localnode import distribution, plugin
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.distribution import ProvisionError, say
 from papersearch.localnode.java import find_java
-from papersearch.paths import credentials_file, node_state_file
+from papersearch.paths import credentials_file, local_dir, node_state_file
 from papersearch.security import ROLE_OF_USER, role_bodies
 
 
@@ -44,6 +46,8 @@ class LocalNode:
         self.logs = self.home / "logs"
         self.pidfile = self.logs / "node.pid"
         self.as_root = os.geteuid() == 0
+        self._lock_depth = 0
+        self._starting_port: int | None = None  # recorded in the state file only once the node is up
 
     # -- state ---------------------------------------------------------------------------------
     def _state(self) -> dict:
@@ -58,16 +62,52 @@ class LocalNode:
     def pid(self) -> int | None:
         try:
             pid = int(self.pidfile.read_text().strip())
-        except (OSError, ValueError):
-            return None
-        try:
             cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except OSError:
-            return None
-        return pid if b"org.elasticsearch" in cmdline else None
+        except (OSError, ValueError):
+            return self._find_process()
+        return pid if b"org.elasticsearch" in cmdline else self._find_process()
+
+    def _find_process(self) -> int | None:
+        """The oldest server process of this node's install, for when the pid file is gone (a start that
+        lost a race for the data folder deletes it on exit)."""
+        home_arg = f"-Des.path.home={self.es_home}".encode()
+        found: list[tuple[int, int]] = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                args = (entry / "cmdline").read_bytes().split(b"\0")
+                started = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19])
+            except (OSError, ValueError, IndexError):
+                continue
+            if home_arg in args and any(a.endswith(b"org.elasticsearch.bootstrap.Elasticsearch") for a in args):
+                found.append((started, int(entry.name)))
+        return min(found)[1] if found else None
+
+    @contextlib.contextmanager
+    def _exclusive(self):
+        """One start/stop at a time across processes (test sessions may call start() concurrently)."""
+        if self._lock_depth:
+            self._lock_depth += 1
+            try:
+                yield
+            finally:
+                self._lock_depth -= 1
+            return
+        path = local_dir() / "node.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a") as handle:
+            fcntl.flock(handle, fcntl.LOCK_EX)
+            self._lock_depth = 1
+            try:
+                yield
+            finally:
+                self._lock_depth = 0
+                fcntl.flock(handle, fcntl.LOCK_UN)
 
     def url(self) -> str:
-        return f"http://{self.cfg.host}:{self._state().get('port', self.cfg.port)}"
+        port = self._starting_port or self._state().get("port", self.cfg.port)
+        return f"http://{self.cfg.host}:{port}"
 
     def admin_client(self, **kwargs) -> Elasticsearch:
         password = credentials.ensure()[credentials.ELASTIC]
@@ -213,8 +253,19 @@ class LocalNode:
 
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> NodeStatus:
+        with self._exclusive():
+            return self._start()
+
+    def _start(self) -> NodeStatus:
         running = self.pid()
-        if running and self._answers():
+        if running and not self._answers():
+            try:  # still starting up, or just busy: give it time before deciding it hangs
+                self._wait_ready()
+            except ProvisionError as exc:
+                say(f"the running node (pid {running}) does not answer ({exc}); restarting it")
+                self.stop()
+                running = None
+        if running:
             if self.cfg.install_plugin and self._plugin_stale():
                 say("the analysis plugin changed: restarting the node")
                 self.stop()
@@ -222,25 +273,29 @@ class LocalNode:
                 say(f"node already running (pid {running}) at {self.url()}")
                 self._after_ready()
                 return self.status()
-        elif running:
-            self.stop()
         java_home = self.prepare()
         digest = self._install_plugin(java_home)
         port = self._choose_port()
         password = credentials.ensure()[credentials.ELASTIC]
         self._write_config(port, password, java_home)
-        self._save_state(port=port, url=f"http://{self.cfg.host}:{port}", version=self.cfg.version,
-                         home=str(self.home), plugin=digest)
+        self._starting_port = port
         say(f"starting Elasticsearch {self.cfg.version} on {self.url()} (heap {self.cfg.heap}, Java at {java_home})")
         out = self.logs / "startup.out"
         with open(out, "w") as sink:
             proc = subprocess.run(
                 self._as_user([str(self.es_home / "bin" / "elasticsearch"), "-d", "-p", str(self.pidfile)]),
                 env=self._env(java_home), stdout=sink, stderr=subprocess.STDOUT,
+                # Its own session: the daemon must not die with the starter's process group (a shell job,
+                # a test run) when that group is signalled.
+                start_new_session=True,
             )
         if proc.returncode != 0:
             raise ProvisionError(f"Elasticsearch failed to start (exit {proc.returncode}):\n{_tail(out, 30)}")
         self._wait_ready()
+        # Only a node that answered is recorded, so a failed start never sends every client to a dead port.
+        self._save_state(port=port, url=f"http://{self.cfg.host}:{port}", version=self.cfg.version,
+                         home=str(self.home), plugin=digest)
+        self._starting_port = None
         self._after_ready()
         status = self.status()
         say(f"ready: {status.url} (Elasticsearch {status.version}, health {status.health})")
@@ -299,6 +354,10 @@ class LocalNode:
                 raise ProvisionError(f"user {user} cannot authenticate on the local node: {exc}") from exc
 
     def stop(self, timeout: float = 60) -> bool:
+        with self._exclusive():
+            return self._stop(timeout)
+
+    def _stop(self, timeout: float) -> bool:
         pid = self.pid()
         if not pid:
             say("node is not running")
