@@ -11,11 +11,10 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
-from conftest import SAMPLE
 from elasticsearch import Elasticsearch
+from support import SAMPLE
 
 from papersearch import index_definition
-from papersearch.localnode.node import LocalNode
 
 ZH = "大语言模型的推理加速"
 MIXED = "LLM推理加速"
@@ -185,29 +184,3 @@ def test_author_search_without_diacritics(cluster, sample_alias: str) -> None:
     none = web.search(index=sample_alias, query={"match": {"authors": {"query": "Soren Nobody-" + uuid.uuid4().hex,
                                                                         "operator": "and"}}})
     assert none["hits"]["total"]["value"] == 0
-
-
-# --- restart (keep this the last test of the module) --------------------------------------------------------------
-
-
-def test_zz_plugin_survives_restart(cluster, indices: dict[str, str]) -> None:
-    node = LocalNode()
-    if cluster.kind != "local node":
-        node.start()  # the session runs on another cluster; this test is about the project's own node
-    needed = index_definition.load()["analysis_profiles"]["plugin"]["requires_plugin"]
-    pid_before = node.pid()
-    assert pid_before
-
-    assert node.stop() is True
-    assert node.pid() is None
-    status = node.start()
-    assert status.running and status.pid and status.pid != pid_before
-
-    es = node.admin_client(request_timeout=60)
-    assert needed in {row["component"] for row in es.cat.plugins(format="json")}
-    assert needed in (status.plugins or [])
-    found = es.indices.analyze(analyzer="papersearch_chinese", text=ZH)["tokens"]
-    assert [t["token"] for t in found] == ["大", "语言", "模型", "的", "推理", "加速"]
-    if cluster.kind == "local node":  # the module's index came back with its analyzers
-        es.cluster.health(index=indices["plugin"], wait_for_status="yellow", timeout="60s")
-        assert tokens(es, indices["plugin"], "ps_zh", ZH) == [t["token"] for t in found]

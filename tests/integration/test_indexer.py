@@ -20,8 +20,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import ROOT, build_alias
 from elasticsearch import Elasticsearch
+from support import ROOT, build_alias
 
 from indexer import versions
 from indexer.build_lock import BuildLock
