@@ -62,7 +62,7 @@ def test_text_clause_requires_few_words_and_most_of_many():
     assert qb.text_clause(["gan"], CONFIG) == qb.term_clause("gan", CONFIG)
     many = qb.text_clause(["a", "b", "c", "d", "e"], CONFIG)
     assert len(many["bool"]["should"]) == 5
-    assert many["bool"]["minimum_should_match"] == qb.MANY_TERMS == "3<75%"
+    assert many["bool"]["minimum_should_match"] == qb.MANY_TERMS == "3<75% 8<60%"
 
 
 def test_proximity_boost():
@@ -212,3 +212,13 @@ def test_completion_and_more_like_this():
         "field": "suggest", "size": 8, "skip_duplicates": True}}}
     mlt = qb.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
     assert mlt["fields"] == CONFIG["similar_fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
+
+
+def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():
+    parsed = parse_query('diffusion transformer "video generation"')
+    body = qb.search_body(parsed, SearchParams(q="diffusion transformer"), CONFIG)
+    assert any("fuzziness" in node for node in walk(body["query"]))
+    highlight_query = body["highlight"]["highlight_query"]
+    assert not any("fuzziness" in node for node in walk(highlight_query))
+    assert highlight_query == qb.build_query(parsed, CONFIG, fuzzy=False)
+    assert body["highlight"]["encoder"] == "html"

@@ -17,19 +17,8 @@ public class PapersearchAuthorAnalyzerFactory implements AnalyzerFactory {
 
     @Override
     public Analyzer create() {
-        return new Analyzer() {
-            @Override
-            protected TokenStreamComponents createComponents(String fieldName) {
-                StandardTokenizer tokenizer = new StandardTokenizer();
-                TokenStream stream = new LowerCaseFilter(tokenizer);
-                stream = new ASCIIFoldingFilter(stream);
-                return new TokenStreamComponents(tokenizer, stream);
-            }
-
-            @Override
-            protected TokenStream normalize(String fieldName, TokenStream in) {
-                return new ASCIIFoldingFilter(new LowerCaseFilter(in));
-            }
-        };
+        return new ChainAnalyzer(StandardTokenizer::new,
+            in -> new ASCIIFoldingFilter(new LowerCaseFilter(in)),
+            in -> new ASCIIFoldingFilter(new LowerCaseFilter(in)));
     }
 }

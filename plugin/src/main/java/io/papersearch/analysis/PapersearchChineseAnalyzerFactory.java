@@ -4,7 +4,6 @@ import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.analysis.LowerCaseFilter;
 import org.apache.lucene.analysis.StopFilter;
 import org.apache.lucene.analysis.TokenStream;
-import org.apache.lucene.analysis.Tokenizer;
 import org.apache.lucene.analysis.cn.smart.HMMChineseTokenizer;
 import org.apache.lucene.analysis.cn.smart.SmartChineseAnalyzer;
 import org.elasticsearch.plugin.NamedComponent;
@@ -21,19 +20,8 @@ public class PapersearchChineseAnalyzerFactory implements AnalyzerFactory {
 
     @Override
     public Analyzer create() {
-        return new Analyzer() {
-            @Override
-            protected TokenStreamComponents createComponents(String fieldName) {
-                Tokenizer tokenizer = new HMMChineseTokenizer();
-                TokenStream stream = new LowerCaseFilter(tokenizer);
-                stream = new StopFilter(stream, SmartChineseAnalyzer.getDefaultStopSet());
-                return new TokenStreamComponents(tokenizer, stream);
-            }
-
-            @Override
-            protected TokenStream normalize(String fieldName, TokenStream in) {
-                return new LowerCaseFilter(in);
-            }
-        };
+        return new ChainAnalyzer(HMMChineseTokenizer::new,
+            in -> new StopFilter(new LowerCaseFilter(in), SmartChineseAnalyzer.getDefaultStopSet()),
+            LowerCaseFilter::new);
     }
 }

@@ -19,20 +19,8 @@ public class PapersearchCjkBigramAnalyzerFactory implements AnalyzerFactory {
 
     @Override
     public Analyzer create() {
-        return new Analyzer() {
-            @Override
-            protected TokenStreamComponents createComponents(String fieldName) {
-                StandardTokenizer tokenizer = new StandardTokenizer();
-                TokenStream stream = new CJKWidthFilter(tokenizer);
-                stream = new LowerCaseFilter(stream);
-                stream = new CJKBigramFilter(stream);
-                return new TokenStreamComponents(tokenizer, stream);
-            }
-
-            @Override
-            protected TokenStream normalize(String fieldName, TokenStream in) {
-                return new LowerCaseFilter(new CJKWidthFilter(in));
-            }
-        };
+        return new ChainAnalyzer(StandardTokenizer::new,
+            in -> new CJKBigramFilter(new LowerCaseFilter(new CJKWidthFilter(in))),
+            in -> new LowerCaseFilter(new CJKWidthFilter(in)));
     }
 }

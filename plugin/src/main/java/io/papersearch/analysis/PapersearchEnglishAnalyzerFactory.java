@@ -20,21 +20,9 @@ public class PapersearchEnglishAnalyzerFactory implements AnalyzerFactory {
 
     @Override
     public Analyzer create() {
-        return new Analyzer() {
-            @Override
-            protected TokenStreamComponents createComponents(String fieldName) {
-                StandardTokenizer tokenizer = new StandardTokenizer();
-                TokenStream stream = new EnglishPossessiveFilter(tokenizer);
-                stream = new LowerCaseFilter(stream);
-                stream = new StopFilter(stream, EnglishAnalyzer.ENGLISH_STOP_WORDS_SET);
-                stream = new PorterStemFilter(stream);
-                return new TokenStreamComponents(tokenizer, stream);
-            }
-
-            @Override
-            protected TokenStream normalize(String fieldName, TokenStream in) {
-                return new LowerCaseFilter(in);
-            }
-        };
+        return new ChainAnalyzer(StandardTokenizer::new,
+            in -> new PorterStemFilter(new StopFilter(new LowerCaseFilter(new EnglishPossessiveFilter(in)),
+                EnglishAnalyzer.ENGLISH_STOP_WORDS_SET)),
+            LowerCaseFilter::new);
     }
 }

@@ -16,17 +16,8 @@ public class PapersearchEnglishExactAnalyzerFactory implements AnalyzerFactory {
 
     @Override
     public Analyzer create() {
-        return new Analyzer() {
-            @Override
-            protected TokenStreamComponents createComponents(String fieldName) {
-                StandardTokenizer tokenizer = new StandardTokenizer();
-                return new TokenStreamComponents(tokenizer, new LowerCaseFilter(tokenizer));
-            }
-
-            @Override
-            protected TokenStream normalize(String fieldName, TokenStream in) {
-                return new LowerCaseFilter(in);
-            }
-        };
+        return new ChainAnalyzer(StandardTokenizer::new,
+            LowerCaseFilter::new,
+            LowerCaseFilter::new);
     }
 }

@@ -1,0 +1,435 @@
+"""Search relevance on the shipped sample: our ranking (the webapp's SearchService) vs a plain multi_match.
+
+    .venv/bin/python -m bench.relevance.evaluate [--profile auto|plugin|core] [--baseline]
+                                                 [--alias NAME] [--out FILE] [--quiet]
+
+Without --alias the 40 sample papers (indexer/sample/papers.jsonl) are loaded into a temporary alias
+(papersbench_rel_*) through the real indexer (full reindex, the chosen analysis profile) and deleted
+afterwards; with --alias an existing alias is searched as it is (its profile is whatever it was built
+with). Every query of queries.json runs through SearchService.search(SearchParams(q=…, size=10)) as the
+read-only web user, exactly as the results page does. --ablations also runs ours with one ingredient
+taken out at a time (proximity clause, .exact or .bigram subfields, fuzzy fallback, boosts).
+--baseline also runs each query as one plain
+multi_match over the same fields (no boosts, no phrase or proximity clause, no fuzziness, default
+operator "or"), searched by the same user on the same alias.
+
+Metrics over the top K=10:
+  MRR@10      mean over queries of 1/rank of the first expected paper (0 if none in the top 10)
+  recall@10   mean of |expected ∩ top 10| / min(|expected|, 10) (capped, so a topic with more than
+              ten papers can still reach 1)
+  nDCG@10     binary-relevance nDCG over the expected papers (rewards ranking all of them high)
+  zero-rate   share of queries with no result at all
+plus per-kind MRR, and for every query the ranks of its expected papers. The JSON report goes to
+--out (default bench/relevance/results-<profile>.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from elasticsearch import Elasticsearch
+
+ROOT = Path(__file__).resolve().parents[2]
+QUERIES = Path(__file__).with_name("queries.json")
+SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
+K = 10
+ALIAS_PREFIX = "papersbench_rel_"  # the roles cover papers*; everything we create starts with this
+
+Runner = Callable[[str], tuple[list[str], int]]  # query -> (ranked ids of the top K, total hits)
+
+
+@dataclass
+class QueryResult:
+    id: str
+    q: str
+    kind: str
+    expected: list[str]
+    top: list[str]
+    total: int
+    ranks: dict[str, int | None]  # expected id -> 1-based rank in the top K, None if not there
+    rr: float
+    recall: float
+    ndcg: float
+
+    @property
+    def first_rank(self) -> int | None:
+        found = [r for r in self.ranks.values() if r is not None]
+        return min(found) if found else None
+
+
+@dataclass
+class Summary:
+    system: str
+    n: int
+    mrr: float
+    recall: float
+    ndcg: float
+    zero_rate: float
+    by_kind: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def line(self) -> str:
+        return (f"{self.system:<13} MRR@{K} {self.mrr:.3f}   recall@{K} {self.recall:.3f}   "
+                f"nDCG@{K} {self.ndcg:.3f}   zero-result rate {self.zero_rate:.3f}   ({self.n} queries)")
+
+
+# --- the query set -------------------------------------------------------------------------------------
+
+
+def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
+    queries = json.loads(path.read_text(encoding="utf-8"))["queries"]
+    seen: set[str] = set()
+    for query in queries:
+        if query["id"] in seen:
+            raise ValueError(f"duplicate query id {query['id']}")
+        seen.add(query["id"])
+        if not query.get("expected"):
+            raise ValueError(f"query {query['id']} has no expected paper")
+    return queries
+
+
+def sample_ids(path: Path = SAMPLE) -> set[str]:
+    return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
+
+
+# --- scoring -------------------------------------------------------------------------------------------
+
+
+def ideal_dcg(n_expected: int) -> float:
+    return sum(1 / math.log2(rank + 1) for rank in range(1, min(n_expected, K) + 1))
+
+
+def score(query: dict[str, Any], top: list[str], total: int) -> QueryResult:
+    expected = list(query["expected"])
+    top = top[:K]
+    ranks = {pid: (top.index(pid) + 1 if pid in top else None) for pid in expected}
+    found = [r for r in ranks.values() if r is not None]
+    return QueryResult(
+        id=query["id"], q=query["q"], kind=query["kind"], expected=expected, top=top, total=total, ranks=ranks,
+        rr=1.0 / min(found) if found else 0.0,
+        recall=len(found) / min(len(expected), K),
+        ndcg=sum(1 / math.log2(r + 1) for r in found) / ideal_dcg(len(expected)),
+    )
+
+
+def summarize(system: str, results: list[QueryResult]) -> Summary:
+    n = len(results)
+    kinds: dict[str, list[QueryResult]] = {}
+    for r in results:
+        kinds.setdefault(r.kind, []).append(r)
+    return Summary(
+        system=system, n=n,
+        mrr=sum(r.rr for r in results) / n,
+        recall=sum(r.recall for r in results) / n,
+        ndcg=sum(r.ndcg for r in results) / n,
+        zero_rate=sum(1 for r in results if r.total == 0) / n,
+        by_kind={kind: {"n": len(rs), "mrr": sum(r.rr for r in rs) / len(rs),
+                        "recall": sum(r.recall for r in rs) / len(rs)} for kind, rs in kinds.items()},
+    )
+
+
+def run_queries(runner: Runner, queries: list[dict[str, Any]]) -> list[QueryResult]:
+    out = []
+    for query in queries:
+        top, total = runner(query["q"])
+        out.append(score(query, top, total))
+    return out
+
+
+# --- the two systems -------------------------------------------------------------------------------------
+
+
+def ours(client: Elasticsearch, alias: str, config: dict | None = None) -> Runner:
+    """The webapp's search: parser, query builders, config/index.json — SearchService itself."""
+    from webapp.domain import SearchParams
+    from webapp.services.search import SearchService
+
+    service = SearchService(client, alias, config=config)
+
+    def run(q: str) -> tuple[list[str], int]:
+        result = service.search(SearchParams(q=q, size=K))
+        return [h.id for h in result.hits], result.total
+
+    return run
+
+
+def baseline_query(q: str, config: dict) -> dict[str, Any]:
+    """One multi_match over the same fields as ours, all at boost 1: no phrase, proximity or fuzzy clause."""
+    return {"multi_match": {"query": q, "fields": list(config["query_fields"])}}
+
+
+def baseline(client: Elasticsearch, alias: str) -> Runner:
+    from papersearch.index_definition import search_config
+
+    config = search_config()
+
+    def run(q: str) -> tuple[list[str], int]:
+        response = client.search(index=alias, query=baseline_query(q, config), size=K, source=False,
+                                 track_total_hits=True).body
+        return [h["_id"] for h in response["hits"]["hits"]], response["hits"]["total"]["value"]
+
+    return run
+
+
+# --- ablations: ours with one ingredient taken out (same alias, same queries) ------------------------------
+
+
+def _without_fields(config: dict, suffix: str) -> dict:
+    out = copy.deepcopy(config)
+    out["query_fields"] = {f: b for f, b in config["query_fields"].items() if not f.endswith(suffix)}
+    return out
+
+
+def _flat(config: dict) -> dict:
+    out = copy.deepcopy(config)
+    out["query_fields"] = dict.fromkeys(config["query_fields"], 1)
+    out["phrase_fields"] = dict.fromkeys(config["phrase_fields"], 1)
+    return out
+
+
+ABLATIONS: dict[str, str] = {
+    "no-proximity": "without the phrase-proximity should clause",
+    "no-exact": "without the unstemmed .exact subfields in query_fields (fuzzy fields unchanged)",
+    "no-bigram": "without the Chinese .bigram subfields in query_fields",
+    "no-fuzzy": "without the low-boost fuzzy fallback",
+    "flat-boosts": "every query_fields / phrase_fields boost set to 1",
+}
+
+
+@contextmanager
+def ablation(name: str, config: dict) -> Iterator[dict]:
+    """The search config to use, with the query builders patched as the ablation needs."""
+    from webapp.services import query_builders as qb
+
+    original_fuzzy_fields = qb.fuzzy_fields
+    with ExitStack() as stack:
+        if name == "no-proximity":
+            stack.enter_context(mock.patch.object(qb, "proximity_boost", lambda terms, cfg: None))
+            yield config
+        elif name in ("no-exact", "no-bigram"):
+            # keep the fuzzy fallback on the fields it had, so only the scoring fields change
+            stack.enter_context(mock.patch.object(qb, "fuzzy_fields", lambda cfg: original_fuzzy_fields(config)))
+            yield _without_fields(config, ".exact" if name == "no-exact" else ".bigram")
+        elif name == "no-fuzzy":
+            stack.enter_context(mock.patch.object(qb, "fuzzy_clause", lambda term, cfg: None))
+            yield config
+        elif name == "flat-boosts":
+            yield _flat(config)
+        else:
+            raise ValueError(f"unknown ablation {name}")
+
+
+def run_ablations(web: Elasticsearch, alias: str, queries: list[dict[str, Any]]) -> dict[str, list[QueryResult]]:
+    from papersearch.index_definition import search_config
+
+    out = {}
+    for name in ABLATIONS:
+        with ablation(name, search_config()) as config:
+            out[name] = run_queries(ours(web, alias, config), queries)
+    return out
+
+
+# --- the temporary alias ----------------------------------------------------------------------------------
+
+
+def build_sample_alias(profile: str, settings=None) -> tuple[str, str]:
+    """Load the sample through the real indexer behind a fresh alias; returns (alias, analysis profile used)."""
+    from indexer import operations
+    from indexer.rejects import RejectsWriter
+    from papersearch.es import make_client
+    from papersearch.settings import Settings
+
+    alias = f"{ALIAS_PREFIX}{profile}_{uuid.uuid4().hex[:8]}"
+    base = settings or Settings()
+    settings = base.model_copy(update={"alias": alias, "analysis_profile": profile})
+    try:
+        with RejectsWriter(None) as rejects:
+            report = operations.reindex(make_client("indexer", settings), settings, [SAMPLE], rejects,
+                                        progress=False)
+    except BaseException:
+        drop_alias(alias, base)  # the build lock's index, at least
+        raise
+    return alias, report.profile
+
+
+def drop_alias(alias: str, settings=None) -> None:
+    from papersearch.es import make_client
+    from papersearch.settings import Settings
+
+    if not alias.startswith(ALIAS_PREFIX):
+        raise ValueError(f"refusing to delete {alias!r}: only {ALIAS_PREFIX}* is ours")
+    client = make_client("indexer", settings or Settings())
+    names = [n for n in client.indices.get(index=f"{alias}*", allow_no_indices=True, expand_wildcards="all")
+             if n.startswith(ALIAS_PREFIX)]
+    if names:
+        client.indices.delete(index=",".join(names))
+
+
+def alias_profile(client: Elasticsearch, alias: str) -> str:
+    mappings = client.indices.get_mapping(index=alias).body
+    return next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile", "unknown")
+
+
+# --- evaluation -------------------------------------------------------------------------------------------
+
+
+def evaluate(web: Elasticsearch, alias: str, queries: list[dict[str, Any]],
+             with_baseline: bool = True, with_ablations: bool = False) -> dict[str, list[QueryResult]]:
+    systems = {"ours": run_queries(ours(web, alias), queries)}
+    if with_baseline:
+        systems["baseline"] = run_queries(baseline(web, alias), queries)
+    if with_ablations:
+        systems |= run_ablations(web, alias, queries)
+    return systems
+
+
+def report(systems: dict[str, list[QueryResult]], profile: str, alias: str) -> dict[str, Any]:
+    """Summaries, then one entry per query with every system's outcome (top ids only for ours and baseline)."""
+    per_query = []
+    for i, first in enumerate(next(iter(systems.values()))):
+        outcome = {}
+        for name, results in systems.items():
+            r = results[i]
+            outcome[name] = {"first_rank": r.first_rank, "ranks": r.ranks, "total": r.total,
+                             "rr": r.rr, "recall": round(r.recall, 4), "ndcg": round(r.ndcg, 4)}
+            if name in ("ours", "baseline"):
+                outcome[name]["top"] = r.top
+        per_query.append({"id": first.id, "kind": first.kind, "q": first.q, "expected": first.expected,
+                          "systems": outcome})
+    return {
+        "k": K,
+        "profile": profile,
+        "alias": alias,
+        "summary": {name: asdict(summarize(name, results)) for name, results in systems.items()},
+        "queries": per_query,
+    }
+
+
+def write_report(data: dict[str, Any], path: Path) -> None:
+    """Readable but compact: the summary indented, one line per query."""
+    head = {k: v for k, v in data.items() if k != "queries"}
+    text = json.dumps(head, ensure_ascii=False, indent=1)[:-2]  # drop the closing "\n}"
+    lines = [json.dumps(q, ensure_ascii=False) for q in data["queries"]]
+    text += ',\n "queries": [\n  ' + ",\n  ".join(lines) + "\n ]\n}\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def print_report(systems: dict[str, list[QueryResult]], profile: str, quiet: bool = False) -> None:
+    names = list(systems)
+    if not quiet:
+        header = "  ".join(f"{n[:8]:>8}" for n in names)
+        print(f"{'query':<22} {'kind':<10} {header}  text")
+        for i, first in enumerate(systems[names[0]]):
+            cells = []
+            for n in names:
+                r = systems[n][i]
+                rank = r.first_rank
+                cell = "-" if rank is None else str(rank)
+                if len(r.expected) > 1:
+                    cell += f" {r.recall:.0%}"
+                if r.total == 0:
+                    cell = "0 hits"
+                cells.append(f"{cell:>8}")
+            print(f"{first.id:<22} {first.kind:<10} {'  '.join(cells)}  {first.q}")
+        print("(rank of the first expected paper in the top 10, '-' if none; for several expected papers also "
+              "recall@10)")
+        print()
+    print(f"profile {profile}")
+    for n in names:
+        summary = summarize(n, systems[n])
+        print(summary.line())
+        print("          by kind: " + ", ".join(f"{k} {v['mrr']:.2f}" for k, v in summary.by_kind.items()))
+
+
+def evaluate_sample(web: Elasticsearch, profile: str, queries: list[dict[str, Any]], with_baseline: bool,
+                    with_ablations: bool = False) -> tuple[str, str, dict[str, list[QueryResult]]]:
+    """Load the sample behind a temporary alias, run the queries, drop the alias."""
+    alias, used = build_sample_alias(profile)
+    try:
+        return alias, used, evaluate(web, alias, queries, with_baseline, with_ablations)
+    finally:
+        try:
+            wait_healthy()
+            drop_alias(alias)
+        except Exception as exc:  # never hide the real error behind a cleanup failure
+            print(f"could not delete the temporary alias {alias}'s indices: {exc}", file=sys.stderr)
+
+
+def wait_healthy(timeout: float = 300.0) -> None:
+    """Block until the cluster answers (other work on this machine may restart the local node)."""
+    from papersearch.es import make_client
+
+    client = make_client("indexer", request_timeout=15, max_retries=0)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if client.cluster.health(wait_for_status="yellow", timeout="10s").get("status") in ("green", "yellow"):
+                return
+        except Exception:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Elasticsearch not healthy after {timeout:.0f}s")
+        time.sleep(3)
+
+
+def survive_restarts(fn, attempts: int = 3):
+    """Run fn() again (from scratch) if the node went away in the middle."""
+    from elastic_transport import ConnectionError as TransportConnectionError
+
+    from webapp.domain import SearchUnavailable
+
+    for attempt in range(1, attempts + 1):
+        wait_healthy()
+        try:
+            return fn()
+        except (SearchUnavailable, TransportConnectionError) as exc:
+            if attempt == attempts:
+                raise
+            print(f"the node went away ({exc}); starting again", file=sys.stderr)
+    raise AssertionError("unreachable")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--profile", choices=["auto", "plugin", "core"], default="auto",
+                        help="analysis profile of the temporary index (auto = the plugin when installed)")
+    parser.add_argument("--baseline", action="store_true", help="also run the plain multi_match baseline")
+    parser.add_argument("--ablations", action="store_true",
+                        help="also run ours with one ingredient removed at a time: " + ", ".join(ABLATIONS))
+    parser.add_argument("--alias", help="search this existing alias instead of loading the sample")
+    parser.add_argument("--queries", type=Path, default=QUERIES)
+    parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-<profile>.json)")
+    parser.add_argument("--quiet", action="store_true", help="summary only, no per-query table")
+    args = parser.parse_args(argv)
+
+    from papersearch.es import make_client
+
+    queries = load_queries(args.queries)
+    web = make_client("web")
+    if args.alias:
+        alias = args.alias
+        profile, systems = survive_restarts(lambda: (
+            alias_profile(web, alias), evaluate(web, alias, queries, args.baseline, args.ablations)))
+    else:
+        alias, profile, systems = survive_restarts(
+            lambda: evaluate_sample(web, args.profile, queries, args.baseline, args.ablations))
+    print_report(systems, profile, quiet=args.quiet)
+    out = args.out or Path(__file__).with_name(f"results-{profile}.json")
+    write_report(report(systems, profile, alias), out)
+    print(f"report written to {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
