@@ -32,17 +32,18 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 3600
 
+    settings = settings or get_settings()
     if service is None:
         from webapp.services.search import SearchService
 
-        settings = settings or get_settings()
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT, max_retries=0,
                              retry_on_timeout=False)
         service = SearchService(client, settings.alias)
     app.extensions["search_service"] = service
 
     i18n.init_app(app)  # first: later hooks (the 429 page) need the language
-    security.init_app(app, rate_limit, on_limited=errors.rate_limited)
+    security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
+                      settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint):
         app.register_blueprint(blueprint)

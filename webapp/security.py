@@ -10,7 +10,6 @@ X-Forwarded-For instead of the proxy's address.
 from __future__ import annotations
 
 import math
-import os
 import re
 import threading
 import time
@@ -20,8 +19,7 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, request
 
-RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"
-DEFAULT_RATE_LIMIT = "120/minute"
+RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
 EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz")  # probes and assets must never be throttled
 
 CSP = "; ".join([
@@ -98,18 +96,16 @@ class SlidingWindowLimiter:
             del self._hits[key]
 
 
-def init_app(app: Flask, rate_limit: str | None = None,
+def init_app(app: Flask, rate_limit: str, trusted_proxies: int = 0,
              on_limited: Callable[[int], Response] | None = None) -> None:
-    spec = rate_limit if rate_limit is not None else os.environ.get(RATE_LIMIT_ENV, DEFAULT_RATE_LIMIT)
-    limit = RateLimit.parse(spec)
+    limit = RateLimit.parse(rate_limit)
     limiter = SlidingWindowLimiter(limit) if limit else None
     app.extensions["rate_limiter"] = limiter
 
-    proxies = int(os.environ.get("PAPERSEARCH_TRUSTED_PROXIES", "0") or 0)
-    if proxies > 0:
+    if trusted_proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies)  # type: ignore[method-assign]
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=trusted_proxies)  # type: ignore[method-assign]
 
     if limiter is not None:
         @app.before_request

@@ -49,8 +49,6 @@ ONE_SHOT_SERVICES = {"setup", "indexer", "certs"}  # restart: "no"; everything e
 EXTRA_APP_VARIABLES = {
     "ELASTIC_PASSWORD": ("papersearch/stack_setup.py", "the superuser's password, setup only"),
     "ELASTIC_USERNAME": ("papersearch/stack_setup.py", "the superuser's name, setup only"),
-    "PAPERSEARCH_RATE_LIMIT": ("webapp/security.py", "the webapp's rate limit"),
-    "PAPERSEARCH_TRUSTED_PROXIES": ("webapp/security.py", "ProxyFix for X-Forwarded-For"),
     "PAPERSEARCH_CONFIG_DIR": ("papersearch/paths.py", "config/ outside the installed package"),
     "PAPERSEARCH_LOCAL_DIR": ("papersearch/paths.py", "the working area (rejects files)"),
 }
