@@ -1,0 +1,295 @@
+"""Indexing throughput: our full reindex path against a raw `_bulk` baseline, in the same run.
+
+    .venv/bin/python -m bench.indexing --size 13033 [--repeats 3] [--keep]
+
+ours  `papersearch-admin --alias papersbench_idx reindex CORPUS --no-progress` as a subprocess:
+      parse → validate (pydantic) → to_document → streaming_bulk → finish/refresh → verify → alias
+      swap. Wall time from spawn to exit (interpreter start-up included); peak RSS sampled with
+      psutil every 20 ms (the child's rusage ru_maxrss is useless here: Linux keeps the high-water
+      mark across exec, so it includes the fork of this benchmark process, raw bodies and all).
+raw   the same documents (read_records → to_document, i.e. byte-identical _source), serialised into
+      NDJSON `_bulk` bodies of the same chunking (1000 docs / 8 MB) *before* the clock starts, sent
+      over one keep-alive HTTP connection as the same indexer user into an index created with the
+      same body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create +
+      bulk + refresh.
+
+Runs alternate the order (ours/raw, raw/ours, …) and keep the best of each. The ratio is
+docs/s(ours) / docs/s(raw). The last `ours` index stays behind the alias papersbench_idx for the
+search benchmark unless --cleanup.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import psutil
+
+from bench.common import (
+    DATA_DIR,
+    INDEXER_USER,
+    ROOT,
+    VENV_BIN,
+    delete_indices,
+    es_url,
+    identity,
+    log,
+    retrying,
+)
+from bench.corpus import DEFAULT_SEED, ensure_corpus
+
+BENCH_ALIAS = "papersbench_idx"
+RAW_INDEX = "papersbench_raw"
+CHUNK_DOCS = 1000
+CHUNK_BYTES = 8 * 1024 * 1024
+
+
+@dataclass
+class Run:
+    kind: str  # "ours" | "raw"
+    docs: int
+    seconds: float
+    load_seconds: float | None = None  # ours: the loader's own timing (parse..bulk), from its summary line
+    peak_rss_mb: float | None = None  # psutil samples every 20 ms
+    # os.wait4's ru_maxrss: NOT usable as the indexer's peak, because Linux carries the high-water mark
+    # over exec, so it includes the forked copy of this (benchmark) process before exec. Kept for the record.
+    ru_maxrss_mb: float | None = None
+    index: str | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.docs / self.seconds if self.seconds else 0.0
+
+
+@dataclass
+class IndexingResult:
+    size: int
+    corpus: str
+    corpus_mb: float
+    profile: str
+    runs: list[Run] = field(default_factory=list)
+
+    def best(self, kind: str) -> Run | None:
+        runs = [r for r in self.runs if r.kind == kind]
+        return min(runs, key=lambda r: r.seconds) if runs else None
+
+    def summary(self) -> dict:
+        ours, raw = self.best("ours"), self.best("raw")
+        out = {
+            "size": self.size, "corpus": self.corpus, "corpus_mb": round(self.corpus_mb, 1), "profile": self.profile,
+            "ours_seconds": round(ours.seconds, 2) if ours else None,
+            "ours_docs_per_s": round(ours.rate) if ours else None,
+            "ours_load_seconds": round(ours.load_seconds, 2) if ours and ours.load_seconds else None,
+            "ours_peak_rss_mb": round(max(r.peak_rss_mb or 0 for r in self.runs if r.kind == "ours"), 1)
+            if ours else None,
+            "raw_seconds": round(raw.seconds, 2) if raw else None,
+            "raw_docs_per_s": round(raw.rate) if raw else None,
+            "ratio": round(ours.rate / raw.rate, 3) if ours and raw else None,
+            "runs": [asdict(r) | {"rate": round(r.rate)} for r in self.runs],
+        }
+        return out
+
+
+# --- ours -------------------------------------------------------------------------------------------
+
+
+def _sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) -> None:
+    while not stop.is_set():
+        try:
+            peak[0] = max(peak[0], proc.memory_info().rss)
+        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+            return
+        stop.wait(0.02)
+
+
+def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
+    delete_indices(f"{alias}-*")  # a fresh build every time (previous versions would be kept otherwise)
+    user, password = identity(INDEXER_USER)
+    env = {**os.environ, "ES_URL": es_url(), "ES_USERNAME": user, "ES_PASSWORD": password,
+           "PAPERSEARCH_ALIAS": alias, "PYTHONUNBUFFERED": "1"}
+    rejects = DATA_DIR / f"rejects-{alias}.jsonl"
+    out_path = DATA_DIR / f"reindex-{alias}.log"
+    cmd = [str(VENV_BIN / "papersearch-admin"), "--alias", alias, "reindex", str(corpus), "--no-progress",
+           "--rejects", str(rejects)]
+    with out_path.open("w") as out:
+        started = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        peak = [0.0]
+        stop = threading.Event()
+        sampler = threading.Thread(target=_sample_rss, args=(psutil.Process(proc.pid), peak, stop), daemon=True)
+        sampler.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - started
+        stop.set()
+        sampler.join()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+    output = out_path.read_text()
+    if proc.returncode != 0:
+        raise RuntimeError(f"reindex failed (exit {proc.returncode}):\n{output[-3000:]}")
+    match = re.search(r"indexed (\d+) .*?, ([\d.]+)s \(", output)
+    docs = int(match.group(1)) if match else 0
+    index = re.search(rf"alias {alias} → (\S+)", output)
+    return Run("ours", docs, seconds, load_seconds=float(match.group(2)) if match else None,
+               peak_rss_mb=peak[0] / 1024 / 1024, ru_maxrss_mb=usage.ru_maxrss / 1024,
+               index=index.group(1) if index else None)
+
+
+# --- raw baseline -----------------------------------------------------------------------------------
+
+
+def build_bodies(corpus: Path, index: str) -> tuple[list[bytes], int]:
+    """NDJSON bulk bodies of the documents our indexer would send (same chunking), serialised up front."""
+    from indexer.models import Paper, to_document
+    from indexer.readers import read_records
+    from indexer.taxonomy import Taxonomy
+
+    taxonomy = Taxonomy.load()
+    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as the client serialises
+    bodies: list[bytes] = []
+    chunk: list[bytes] = []
+    size = docs = 0
+    for record in read_records(corpus, taxonomy):
+        if not isinstance(record, Paper):
+            continue
+        line = (dumps({"index": {"_index": index, "_id": record.id}}) + "\n"
+                + dumps(to_document(record, taxonomy)) + "\n").encode()
+        if chunk and (len(chunk) >= CHUNK_DOCS or size + len(line) > CHUNK_BYTES):
+            bodies.append(b"".join(chunk))
+            chunk, size = [], 0
+        chunk.append(line)
+        size += len(line)
+        docs += 1
+    if chunk:
+        bodies.append(b"".join(chunk))
+    return bodies, docs
+
+
+class Connection:
+    """One keep-alive HTTP/1.1 connection with basic auth (http.client: as little client overhead as possible)."""
+
+    def __init__(self, url: str, auth: tuple[str, str]) -> None:
+        import base64
+
+        parts = urlsplit(url)
+        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        self.conn = cls(parts.hostname, parts.port, timeout=300)
+        token = base64.b64encode(f"{auth[0]}:{auth[1]}".encode()).decode()
+        self.headers = {"Authorization": f"Basic {token}", "Content-Type": "application/x-ndjson",
+                        "Connection": "keep-alive"}
+
+    def request(self, method: str, path: str, body: bytes | None = None,
+                content_type: str = "application/json") -> tuple[int, bytes]:
+        headers = {**self.headers, "Content-Type": content_type}
+        self.conn.request(method, path, body=body, headers=headers)
+        response = self.conn.getresponse()
+        return response.status, response.read()
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def index_body(profile: str) -> dict:
+    from papersearch import index_definition
+
+    body = index_definition.index_body(profile, shards=1, replicas=0)  # as versions.create
+    body["settings"]["refresh_interval"] = "-1"
+    return body
+
+
+def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX) -> Run:
+    delete_indices(index)
+    create = json.dumps(index_body(profile)).encode()
+    conn = Connection(es_url(), identity(INDEXER_USER))
+    try:
+        started = time.perf_counter()
+        status, text = conn.request("PUT", f"/{index}", create)
+        if status != 200:
+            raise RuntimeError(f"create {index}: {status} {text[:500]!r}")
+        for body in bodies:
+            status, text = conn.request("POST", "/_bulk", body, "application/x-ndjson")
+            if status != 200 or b'"errors":true' in text[:200]:
+                raise RuntimeError(f"bulk failed: {status} {text[:1000]!r}")
+        status, text = conn.request("POST", f"/{index}/_refresh")
+        seconds = time.perf_counter() - started
+        status, text = conn.request("GET", f"/{index}/_count")
+        count = json.loads(text)["count"]
+    finally:
+        conn.close()
+    if count != docs:
+        raise RuntimeError(f"raw baseline: {index} holds {count} docs, expected {docs}")
+    return Run("raw", docs, seconds, index=index)
+
+
+# --- the benchmark ----------------------------------------------------------------------------------
+
+
+def choose_profile() -> str:
+    from papersearch import index_definition
+    from papersearch.es import make_client
+    from papersearch.settings import Settings
+
+    user, password = identity(INDEXER_USER)
+    settings = Settings(ES_URL=es_url(), ES_USERNAME=user, ES_PASSWORD=password)
+    return index_definition.choose_profile(make_client("indexer", settings), settings.analysis_profile)
+
+
+def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool = True,
+                   alias: str = BENCH_ALIAS, pause: float = 3.0) -> IndexingResult:
+    corpus = ensure_corpus(size, seed, log=log)
+    profile = retrying("profile", choose_profile)
+    result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile)
+    bodies: list[bytes] = []
+    docs = 0
+    if raw:
+        started = time.perf_counter()
+        bodies, docs = build_bodies(corpus, RAW_INDEX)
+        log(f"raw baseline: {docs} docs in {len(bodies)} bulk bodies ({sum(map(len, bodies)) / 1e6:.0f} MB), "
+            f"prepared in {time.perf_counter() - started:.1f}s (not timed)")
+    for i in range(repeats):
+        order = ("ours", "raw") if i % 2 == 0 else ("raw", "ours")
+        for kind in order:
+            if kind == "raw" and not raw:
+                continue
+            time.sleep(pause)  # let the previous run's deletes and merges settle
+            if kind == "ours":
+                run = retrying("ours", lambda: run_ours(corpus, alias))
+                log(f"  ours  #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s "
+                    f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB")
+            else:
+                run = retrying("raw", lambda: run_raw(bodies, docs, profile))
+                delete_indices(RAW_INDEX)
+                log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s")
+            result.runs.append(run)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=13033)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--no-raw", action="store_true", help="only our path (e.g. for the 1M RSS check)")
+    parser.add_argument("--cleanup", action="store_true", help="delete the benchmark indices afterwards")
+    args = parser.parse_args(argv)
+    from bench.common import ensure_node
+
+    ensure_node()
+    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw)
+    print(json.dumps(result.summary(), indent=2))
+    if args.cleanup:
+        delete_indices(f"{BENCH_ALIAS}*")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
