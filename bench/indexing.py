@@ -9,7 +9,8 @@ ours  `papersearch-admin --alias papersbench_idx reindex CORPUS --no-progress` a
       mark across exec, so it includes the fork of this benchmark process, raw bodies and all).
 raw   the same documents (read_records → to_document, i.e. byte-identical _source), serialised into
       NDJSON `_bulk` bodies of the same chunking (1000 docs / 8 MB) *before* the clock starts, sent
-      over one keep-alive HTTP connection as the same indexer user into an index created with the
+      over as many keep-alive HTTP connections as our loader keeps bulk requests in flight
+      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the
       same body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create +
       bulk + refresh.
 
@@ -207,24 +208,42 @@ def index_body(profile: str) -> dict:
 
 
 def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX) -> Run:
+    """The bodies sent over as many keep-alive connections as our loader keeps requests in flight."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from indexer.loader import BULK_THREADS
+
     delete_indices(index)
     create = json.dumps(index_body(profile)).encode()
-    conn = Connection(es_url(), identity(INDEXER_USER))
-    try:
-        started = time.perf_counter()
-        status, text = conn.request("PUT", f"/{index}", create)
-        if status != 200:
-            raise RuntimeError(f"create {index}: {status} {text[:500]!r}")
-        for body in bodies:
+    conns = [Connection(es_url(), identity(INDEXER_USER)) for _ in range(BULK_THREADS)]
+    queue = iter(bodies)
+    lock = threading.Lock()
+
+    def send(conn: Connection) -> None:
+        while True:
+            with lock:
+                body = next(queue, None)
+            if body is None:
+                return
             status, text = conn.request("POST", "/_bulk", body, "application/x-ndjson")
             if status != 200 or b'"errors":true' in text[:200]:
                 raise RuntimeError(f"bulk failed: {status} {text[:1000]!r}")
-        status, text = conn.request("POST", f"/{index}/_refresh")
+
+    try:
+        started = time.perf_counter()
+        status, text = conns[0].request("PUT", f"/{index}", create)
+        if status != 200:
+            raise RuntimeError(f"create {index}: {status} {text[:500]!r}")
+        with ThreadPoolExecutor(len(conns)) as pool:
+            for future in [pool.submit(send, c) for c in conns]:
+                future.result()
+        status, text = conns[0].request("POST", f"/{index}/_refresh")
         seconds = time.perf_counter() - started
-        status, text = conn.request("GET", f"/{index}/_count")
+        status, text = conns[0].request("GET", f"/{index}/_count")
         count = json.loads(text)["count"]
     finally:
-        conn.close()
+        for conn in conns:
+            conn.close()
     if count != docs:
         raise RuntimeError(f"raw baseline: {index} holds {count} docs, expected {docs}")
     return Run("raw", docs, seconds, index=index)

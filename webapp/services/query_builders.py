@@ -300,11 +300,11 @@ def highlight(parsed: ParsedQuery, config: dict) -> Query:
     return {**config["highlight"], "highlight_query": build_query(parsed, config, fuzzy=False)}
 
 
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True) -> Query:
     """The whole search request for one results page."""
     filters = facet_filters(params, config)
     body: Query = {
-        "query": build_query(parsed, config),
+        "query": build_query(parsed, config, fuzzy),
         "aggs": aggregations(config, filters),
         "sort": sort_clause(params.sort, config),
         "track_total_hits": True,
@@ -322,6 +322,11 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Quer
         body["suggest"] = spelling_suggest(words, list(SPELL_FIELDS))
         body["aggs"][KNOWN_WORDS_AGG] = known_words_aggregation(words, config)
     return body
+
+
+def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
+    """Whether the fuzzy form of this query differs from the exact one."""
+    return any(fuzzy_clause(term, config) for term in parsed.terms)
 
 
 def count_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:

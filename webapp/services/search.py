@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -40,7 +41,11 @@ from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
-
+# The typo fallback (fuzzy matching) costs several times the exact query, so it runs only when the
+# words as typed find fewer papers than this — or always on a core-profile index, where it is also
+# the only way "model" finds "models" (no stemming there).
+FUZZY_BELOW = 3
+PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
 def es_errors(alias: str) -> Iterator[None]:
@@ -72,15 +77,19 @@ class SearchService:
         self.alias = alias
         self.config = config or search_config()
         self.taxonomy = taxonomy or Taxonomy.load()
+        self._profile: tuple[float, str | None] = (0.0, None)
 
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
         parsed = parse_query(params.q, self.config["max_query_length"])
-        body = qb.search_body(parsed, params, self.config)
-        with es_errors(self.alias):
-            response = self.client.search(index=self.alias, body=body).body
+        always = self._profile_of_live_index() == "core"
+        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always))
         total = response["hits"]["total"]["value"]
+        if not always and total < FUZZY_BELOW and qb.has_typo_fallback(parsed, self.config):
+            tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True))
+            if tolerant["hits"]["total"]["value"] > total:
+                response, total = tolerant, tolerant["hits"]["total"]["value"]
         too_deep = qb.is_too_deep(params, self.config)
         reachable = min(total, self.config["max_result_window"])
         did_you_mean = self._did_you_mean(parsed, params, response)
@@ -94,6 +103,22 @@ class SearchService:
             page_count=math.ceil(reachable / params.size),
             too_deep=too_deep,
         )
+
+    def _profile_of_live_index(self) -> str | None:
+        checked, profile = self._profile
+        if time.monotonic() - checked > PROFILE_TTL:
+            try:
+                with es_errors(self.alias):
+                    mappings = self.client.indices.get_mapping(index=self.alias).body
+                profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
+            except SearchUnavailable:
+                return None  # not cached: the search itself reports the outage
+            self._profile = (time.monotonic(), profile)
+        return profile
+
+    def _search(self, body: dict) -> dict:
+        with es_errors(self.alias):
+            return self.client.search(index=self.alias, body=body).body
 
     def _did_you_mean(self, parsed: ParsedQuery, params: SearchParams, response: dict) -> str | None:
         """The query with unknown words corrected, only if that query finds something."""
