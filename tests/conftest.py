@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from support import SAMPLE, Cluster, build_alias, delete_alias_indices
+from support import SAMPLE, Cluster, build_alias, delete_alias_indices, loaded_alias, write_jsonl
 
 from papersearch import credentials
 
@@ -91,20 +91,15 @@ def alias(admin: Elasticsearch) -> Iterator[str]:
 @pytest.fixture(scope="session")
 def sample_alias(cluster: Cluster, admin: Elasticsearch) -> Iterator[str]:
     """The shipped sample papers, loaded once by the real indexer. Read-only: do not modify it."""
-    name = f"paperstest_sample_{uuid.uuid4().hex[:8]}"
-    build_alias(cluster, name, [SAMPLE])
-    yield name
-    delete_alias_indices(admin, name)
+    with loaded_alias(cluster, "paperstest_sample", [SAMPLE]) as (name, _):
+        yield name
 
 
 @pytest.fixture
 def load_papers(cluster: Cluster, alias: str, tmp_path: Path):
     """load_papers([record, …]) → alias: the given papers (our JSONL schema) indexed behind a fresh alias."""
-    import json
-
     def load(records: list[dict], include_sample: bool = False) -> str:
-        path = tmp_path / f"papers-{uuid.uuid4().hex[:6]}.jsonl"
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        path = write_jsonl(tmp_path / f"papers-{uuid.uuid4().hex[:6]}.jsonl", records)
         build_alias(cluster, alias, [SAMPLE, path] if include_sample else [path])
         return alias
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from elasticsearch import Elasticsearch
 
@@ -52,3 +57,19 @@ def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_ov
     with RejectsWriter(None) as rejects:
         return operations.reindex(cluster.client("indexer"), cluster.settings(alias, **settings_overrides),
                                   sources, rejects, progress=False)
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@contextmanager
+def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_overrides) -> Iterator[tuple[str, Any]]:
+    """A fresh alias `<prefix>_<random>` built from `sources` by the real indexer; (name, BuildReport).
+    Its indices are deleted afterwards."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    try:
+        yield name, build_alias(cluster, name, sources, **settings_overrides)
+    finally:
+        delete_alias_indices(cluster.client("admin"), name)

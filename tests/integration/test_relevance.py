@@ -10,20 +10,14 @@ the plain multi_match baseline (plugin 0.919, core 0.878).
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from support import SAMPLE, loaded_alias
 
 from bench.relevance import evaluate as ev
-from indexer import operations
-from indexer.rejects import RejectsWriter
 from indexer.taxonomy import Taxonomy
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 
 # (min MRR@10, max zero-result rate) for the profile an index was actually built with.
 THRESHOLDS = {
@@ -68,16 +62,9 @@ def test_topic_queries_expect_every_paper_of_the_topic():
 @pytest.fixture(scope="module", params=["auto", "core"])
 def evaluation(request, cluster, admin: Elasticsearch) -> Iterator[tuple[str, dict]]:
     """(profile used, {system: [QueryResult]}) for ours and the baseline on a fresh sample index."""
-    name = f"paperstest_relevance_{uuid.uuid4().hex[:8]}"
-    settings = cluster.settings(name, PAPERSEARCH_ANALYSIS_PROFILE=request.param)
-    with RejectsWriter(None) as rejects:
-        report = operations.reindex(cluster.client("indexer"), settings, [SAMPLE], rejects, progress=False)
-    try:
+    with loaded_alias(cluster, "paperstest_relevance", [SAMPLE],
+                      PAPERSEARCH_ANALYSIS_PROFILE=request.param) as (name, report):
         yield report.profile, ev.evaluate(cluster.client("web"), name, ev.load_queries(), with_baseline=True)
-    finally:
-        names = list(admin.indices.get(index=f"{name}*", allow_no_indices=True, expand_wildcards="all"))
-        if names:
-            admin.indices.delete(index=",".join(names))
 
 
 def _misses(results) -> str:

@@ -4,21 +4,15 @@ real indexer behind an alias, searched with the read-only web identity."""
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
+from support import SAMPLE, loaded_alias, write_jsonl
 
-from indexer import operations
-from indexer.rejects import RejectsWriter
 from indexer.taxonomy import Taxonomy
 from webapp.domain import BadQuery, SearchParams, SearchUnavailable
 from webapp.services.search import SearchService
-
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 
 CRAFTED = [
     {"id": "t-script", "title": "Robust parsing of untrusted markup",
@@ -55,16 +49,10 @@ def _records() -> list[dict]:
 @pytest.fixture(scope="module", params=["auto", "core"])
 def papers_alias(request, cluster, admin: Elasticsearch, tmp_path_factory) -> Iterator[str]:
     """Sample + crafted papers through the real indexer (like conftest's load_papers, but once per module)."""
-    name = f"paperstest_search_{uuid.uuid4().hex[:8]}"
-    path = tmp_path_factory.mktemp("papers") / "crafted.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in CRAFTED), encoding="utf-8")
-    settings = cluster.settings(name, PAPERSEARCH_ANALYSIS_PROFILE=request.param)
-    with RejectsWriter(None) as rejects:
-        operations.reindex(cluster.client("indexer"), settings, [SAMPLE, path], rejects, progress=False)
-    yield name
-    names = list(admin.indices.get(index=f"{name}*", allow_no_indices=True, expand_wildcards="all"))
-    if names:
-        admin.indices.delete(index=",".join(names))
+    path = write_jsonl(tmp_path_factory.mktemp("papers") / "crafted.jsonl", CRAFTED)
+    with loaded_alias(cluster, "paperstest_search", [SAMPLE, path],
+                      PAPERSEARCH_ANALYSIS_PROFILE=request.param) as (name, _):
+        yield name
 
 
 @pytest.fixture(scope="module")

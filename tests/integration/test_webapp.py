@@ -15,19 +15,17 @@ import time
 import uuid
 from collections.abc import Iterator
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from elasticsearch import AuthorizationException, Elasticsearch
+from support import ROOT, SAMPLE, loaded_alias, write_jsonl
 
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings
 from webapp import create_app
 from webapp.services.search import SearchService
 
-ROOT = Path(__file__).resolve().parents[2]
-SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 CONFIG = search_config()
 
 EXTRA = [
@@ -55,19 +53,9 @@ TOTAL = 43  # 40 sample papers + EXTRA
 @pytest.fixture(scope="module")
 def web_alias(cluster, admin: Elasticsearch, tmp_path_factory) -> Iterator[str]:
     """Sample + EXTRA behind a fresh alias, built by the real indexer (full reindex)."""
-    from indexer import operations
-    from indexer.rejects import RejectsWriter
-
-    name = f"paperstest_web_{uuid.uuid4().hex[:8]}"
-    extra = tmp_path_factory.mktemp("web") / "extra.jsonl"
-    extra.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in EXTRA), encoding="utf-8")
-    with RejectsWriter(None) as rejects:
-        operations.reindex(cluster.client("indexer"), cluster.settings(name), [SAMPLE, extra], rejects,
-                           progress=False)
-    yield name
-    indices = list(admin.indices.get(index=f"{name}*", allow_no_indices=True, expand_wildcards="all"))
-    if indices:
-        admin.indices.delete(index=",".join(indices))
+    extra = write_jsonl(tmp_path_factory.mktemp("web") / "extra.jsonl", EXTRA)
+    with loaded_alias(cluster, "paperstest_web", [SAMPLE, extra]) as (name, _):
+        yield name
 
 
 @pytest.fixture(scope="module")
