@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from elasticsearch import Elasticsearch
+from elasticsearch import Elasticsearch, OrjsonSerializer
 
 from papersearch.settings import Settings, get_settings
 
@@ -15,6 +15,8 @@ def make_client(role: Role = "indexer", settings: Settings | None = None, **over
     settings = settings or get_settings()
     auth = settings.indexer_auth() if role == "indexer" else settings.web_auth()
     kwargs: dict = {
+        # orjson: JSON encoding was a sixth of the indexer's own CPU with the standard library.
+        "serializer": OrjsonSerializer(),
         "request_timeout": settings.es_request_timeout,
         "retry_on_timeout": True,
         "max_retries": 2,
