@@ -314,7 +314,13 @@ class LocalNode:
             want = plugin.source_hash(self.cfg.version, lucene)
         except ProvisionError:
             return False
-        return self._state().get("plugin") != want
+        if self._state().get("plugin") == want:
+            return False
+        try:  # a node started without the plugin for want of a JDK is not restarted at every start
+            find_java(self.cfg.minimum_java, need_jdk=True)
+        except JavaNotFound:
+            return False
+        return True
 
     def _answers(self) -> bool:
         # Not ping(): GET / lives in the rest-root module, which this distribution lacks.
