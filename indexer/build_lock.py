@@ -1,7 +1,7 @@
 """One full build per alias at a time, cluster-wide, surviving nothing but a heartbeat.
 
 The lock is a document in `<alias>_locks`, created with op_type=create (so only one run wins) and
-refreshed by a heartbeat while the build runs. A run that was killed stops beating; after `ttl`
+refreshed by a background heartbeat while the build runs. A run that was killed stops beating; after `ttl`
 seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
 The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 import time
 from datetime import UTC, datetime
 
@@ -29,7 +30,8 @@ class BuildLock:
         self.index = f"{alias}_locks"
         self.ttl = ttl if ttl is not None else float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
-        self._last_beat = 0.0
+        self._stop = threading.Event()
+        self._beater: threading.Thread | None = None
 
     def _body(self) -> dict:
         return {"owner": self.owner, "heartbeat": time.time(),
@@ -61,16 +63,22 @@ class BuildLock:
                                   if_seq_no=current["_seq_no"], if_primary_term=current["_primary_term"])
             except ConflictError:
                 raise LockBusy("another build took over a stale lock at the same moment") from None
-        self._last_beat = time.monotonic()
+        self._beater = threading.Thread(target=self._beat, name="build-lock-heartbeat", daemon=True)
+        self._beater.start()
 
-    def heartbeat(self, every: float = 15.0) -> None:
-        """Cheap to call often: writes at most once per `every` seconds (and several times per ttl)."""
-        if time.monotonic() - self._last_beat < min(every, self.ttl / 4):
-            return
-        self._last_beat = time.monotonic()
-        self.client.update(index=self.index, id="build", doc={"heartbeat": time.time()})
+    def _beat(self) -> None:
+        """Refresh the heartbeat several times per ttl until released, from a background thread, so
+        that long steps without progress (the final refresh of a big index) never look stale."""
+        while not self._stop.wait(self.ttl / 4):
+            try:
+                self.client.update(index=self.index, id="build", doc={"heartbeat": time.time()})
+            except Exception:  # a missed beat is retried; a dead cluster fails the build itself
+                continue
 
     def release(self) -> None:
+        self._stop.set()
+        if self._beater is not None:
+            self._beater.join()
         try:
             held = self.client.get(index=self.index, id="build")
             if held["_source"].get("owner") == self.owner:

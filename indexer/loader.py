@@ -10,7 +10,7 @@ import sys
 import threading
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,8 +96,7 @@ class _SharedActions:
 
 
 def load(client: Elasticsearch, index: str, sources: list[Path], rejects: RejectsWriter,
-         taxonomy: Taxonomy | None = None, progress: bool = True,
-         heartbeat: Callable[[], None] | None = None) -> LoadStats:
+         taxonomy: Taxonomy | None = None, progress: bool = True) -> LoadStats:
     """Index every accepted paper from `sources` into `index` (an index or a write alias)."""
     taxonomy = taxonomy or Taxonomy.load()
     stats = LoadStats()
@@ -134,8 +133,6 @@ def load(client: Elasticsearch, index: str, sources: list[Path], rejects: Reject
             bar.update(pending_bar)
             bar.set_postfix(rejected=stats.rejected, failed=stats.failed, refresh=False)
             pending_bar = 0
-        if heartbeat:
-            heartbeat()
 
     def consume() -> None:
         for ok, item in streaming_bulk(

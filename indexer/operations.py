@@ -56,11 +56,11 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], reje
     taxonomy = Taxonomy.load()
     check_sources(sources, taxonomy)
     alias = settings.alias
-    with BuildLock(client, alias) as lock:
+    with BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         name = versions.create(client, alias, profile, shards=settings.shards)
         try:
-            stats = load(client, name, sources, rejects, taxonomy, progress=progress, heartbeat=lock.heartbeat)
+            stats = load(client, name, sources, rejects, taxonomy, progress=progress)
             if stats.created == 0 and not allow_empty:
                 raise BuildFailed("no paper was accepted; refusing to replace the live index with an empty one")
             versions.finish(client, name, settings.replicas)
