@@ -3,7 +3,9 @@
     .venv/bin/python -m bench.loader_variants [--size 13033] [--repeats 2] [--variants base,chunk500,...]
 
 Variants (all go through the real load(), patched only for the duration of one run):
-  base         as shipped (streaming_bulk, CHUNK_DOCS/CHUNK_BYTES from indexer/loader.py)
+  base         as shipped (BULK_THREADS streaming_bulk streams, CHUNK_DOCS/CHUNK_BYTES from indexer/loader.py)
+  serial       one streaming_bulk stream (the loader before BULK_THREADS); the variants below are
+               all measured on top of this serial loader, as in BENCHMARKS.md
   chunkN       streaming_bulk with chunk_size N
   prefetch     base, but the action generator (read → validate → to_document) runs in a background
                thread feeding a bounded queue, so it overlaps with the bulk request round-trips
@@ -72,9 +74,13 @@ def variant(name: str):
 
     from indexer import loader
 
-    saved = (loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS)
+    saved = (loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS, loader.BULK_THREADS)
     try:
-        if name.startswith("chunk"):
+        if name != "base":
+            loader.BULK_THREADS = 1
+        if name == "serial":
+            pass
+        elif name.startswith("chunk"):
             loader.CHUNK_DOCS = int(name.removeprefix("chunk"))
         elif name == "prefetch":
             original = loader.paper_actions
@@ -90,7 +96,7 @@ def variant(name: str):
             raise ValueError(f"unknown variant {name!r}")
         yield
     finally:
-        loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS = saved
+        loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS, loader.BULK_THREADS = saved
 
 
 def run(corpus: Path, name: str) -> dict:
@@ -125,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=13033)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--variants", default="base,chunk500,chunk2000,prefetch,parallel2")
+    parser.add_argument("--variants", default="base,serial,chunk500,chunk2000,prefetch,parallel2")
     args = parser.parse_args(argv)
     corpus = ensure_corpus(args.size, args.seed, log=log)
     names = args.variants.split(",")
