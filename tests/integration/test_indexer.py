@@ -24,7 +24,7 @@ from elasticsearch import Elasticsearch
 from support import ROOT, build_alias
 
 from indexer import versions
-from indexer.build_lock import BuildLock
+from indexer.build_lock import BuildLock, LockBusy
 from papersearch import index_definition
 
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))
@@ -567,3 +567,16 @@ def test_large_input_loads_with_flat_memory(cluster, alias: str, big_files: dict
     # Five times the input, (nearly) the same memory: nothing scales with the number of records.
     assert small > 0
     assert large <= small * 1.3, f"peak RSS {small / 2**20:.0f} MiB for 20k records, {large / 2**20:.0f} MiB for 100k"
+
+
+def test_lock_heartbeat_keeps_a_slow_build_fresh(cluster, alias: str) -> None:
+    """A build that makes no progress for longer than the TTL (a long final refresh) still holds its
+    lock: the heartbeat runs in the background, not only while documents load."""
+    ttl = 2.0
+    with BuildLock(cluster.client("indexer"), alias, ttl=ttl):
+        time.sleep(ttl * 2)
+        with pytest.raises(LockBusy, match="another build holds the lock"):
+            BuildLock(cluster.client("indexer"), alias, ttl=ttl).acquire()
+    # Released: the next build gets it at once.
+    with BuildLock(cluster.client("indexer"), alias, ttl=ttl):
+        pass
