@@ -26,10 +26,6 @@ def search_config() -> dict[str, Any]:
     return load()["search"]
 
 
-def installed_plugins(client: Elasticsearch) -> set[str]:
-    return {row["component"] for row in client.cat.plugins(format="json")}
-
-
 def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
     """The plugin profile when every node has our plugin, else the core-only fallback (logged)."""
     profiles = load()["analysis_profiles"]

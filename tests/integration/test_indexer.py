@@ -21,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 from elasticsearch import Elasticsearch
-from support import ROOT, build_alias
+from support import ROOT, build_alias, write_jsonl
 
 from indexer import versions
 from indexer.build_lock import BuildLock, LockBusy
@@ -147,11 +147,6 @@ def expected_page(path: Path) -> list[dict]:
             })
             topic, authors = None, None
     return papers
-
-
-def write_jsonl(path: Path, records: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    return path
 
 
 def synthetic(path: Path, n: int, prefix: str = "syn") -> Path:
@@ -580,3 +575,28 @@ def test_lock_heartbeat_keeps_a_slow_build_fresh(cluster, alias: str) -> None:
     # Released: the next build gets it at once.
     with BuildLock(cluster.client("indexer"), alias, ttl=ttl):
         pass
+
+
+def test_documents_the_cluster_refuses_are_reported_like_rejects(cluster, alias: str, tmp_path: Path) -> None:
+    """Per-document bulk failures (here: a write block on the live index) are counted, listed in the
+    rejects file with source and paper id, and make the run exit 3 — nothing is lost silently."""
+    es = cluster.client("admin")
+    reindex(cluster, alias, *SEEDS)
+    index = live(es, alias)
+    tag = uuid.uuid4().hex[:8]
+    papers = write_jsonl(tmp_path / "blocked.jsonl", [
+        {"id": f"blocked-{tag}-{n}", "title": f"Blocked {tag} {n}", "abstract": "Refused by the cluster."}
+        for n in range(2)
+    ])
+    rejects = tmp_path / "rejects.jsonl"
+    es.indices.put_settings(index=index, settings={"index.blocks.write": True})
+    try:
+        result = run_admin(cluster, alias, "add", "--no-progress", "--rejects", rejects, papers)
+    finally:
+        es.indices.put_settings(index=index, settings={"index.blocks.write": None})
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "indexed 0 (0 new, 0 updated), rejected 0, failed 2" in result.stdout
+    lines = [json.loads(line) for line in rejects.read_text(encoding="utf-8").splitlines()]
+    assert {(r["source"], r["reason"]) for r in lines} == {("blocked.jsonl", "indexing failed")}
+    assert {r["detail"].split(":")[0] for r in lines} == {f"id blocked-{tag}-0", f"id blocked-{tag}-1"}
+    assert all("cluster_block_exception" in r["detail"] for r in lines)
