@@ -152,7 +152,7 @@ def build_bodies(corpus: Path, index: str) -> tuple[list[bytes], int]:
     """NDJSON bulk bodies of the documents our indexer would send (same chunking), serialised up front."""
     from indexer.models import Paper, to_document
     from indexer.readers import read_records
-    from indexer.taxonomy import Taxonomy
+    from papersearch.taxonomy import Taxonomy
 
     taxonomy = Taxonomy.load()
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as the client serialises

@@ -29,7 +29,7 @@ PROFILE_INDEX = "papersbench_prof"
 def prepare_only(corpus: Path) -> dict[str, float]:
     from indexer.models import Paper, to_document
     from indexer.readers import read_records
-    from indexer.taxonomy import Taxonomy
+    from papersearch.taxonomy import Taxonomy
 
     taxonomy = Taxonomy.load()
     dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode

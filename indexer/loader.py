@@ -22,7 +22,7 @@ from tqdm import tqdm
 from indexer.models import Paper, to_document
 from indexer.readers import read_records
 from indexer.rejects import Reject, RejectsWriter
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 CHUNK_DOCS = 1000
 CHUNK_BYTES = 8 * 1024 * 1024  # bulk requests sized by bytes as well as by count

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from indexer.models import Paper
 from indexer.readers import read_records
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SEEDS = ROOT / "tests" / "fixtures" / "seeds"

@@ -44,9 +44,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from indexer import text as t
+from indexer.authors import parse_author_line, split_et_al
 from indexer.rejects import Reject
-from indexer.taxonomy import PATH_SEPARATOR, Taxonomy
+from papersearch import text as t
+from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
 
 MIN_YEAR = 1800
 TEXT_FIELDS = ("title", "title_zh", "abstract", "abstract_zh")
@@ -185,9 +186,9 @@ class Paper(BaseModel):
         authors = data["authors"]
         et_al = False
         if isinstance(authors, str):
-            authors, et_al = t.parse_author_line(authors)
+            authors, et_al = parse_author_line(authors)
         elif isinstance(authors, list) and authors and isinstance(authors[-1], str):
-            last, et_al = t.split_et_al(t.normalize_text(authors[-1]))
+            last, et_al = split_et_al(t.normalize_text(authors[-1]))
             authors = [*authors[:-1], last] if last else authors[:-1]
         if et_al:
             data = {**data, "authors": authors, "authors_et_al": True}

@@ -13,9 +13,9 @@ from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
 from indexer.readers import detect_format
 from indexer.rejects import RejectsWriter
-from indexer.taxonomy import Taxonomy
 from papersearch import index_definition
 from papersearch.settings import Settings
+from papersearch.taxonomy import Taxonomy
 
 log = logging.getLogger(__name__)
 

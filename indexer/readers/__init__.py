@@ -22,7 +22,7 @@ from typing import IO
 
 from indexer.models import Paper
 from indexer.rejects import Reject
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 Record = Paper | Reject
 

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from indexer.authors import split_et_al
 from indexer.models import paper_or_reject
 from indexer.readers import Record
 from indexer.readers.jsonl import iter_values
 from indexer.rejects import Reject
-from indexer.taxonomy import Taxonomy
-from indexer.text import normalize_text, split_et_al
+from papersearch.taxonomy import Taxonomy
+from papersearch.text import normalize_text
 
 _NEW_ID = re.compile(r"^(\d{2})(\d{2})\.\d{4,5}(v\d+)?$")  # 0704.0001, 2101.00001
 _OLD_ID = re.compile(r"^[a-z-]+(\.[A-Za-z-]+)?/(\d{2})(\d{2})\d{3}(v\d+)?$")  # math/0501001

@@ -21,11 +21,12 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+from indexer.authors import parse_author_line
 from indexer.models import paper_or_reject
 from indexer.readers import Record, iter_lines, open_binary
 from indexer.rejects import Reject
-from indexer.taxonomy import Taxonomy, Topic
-from indexer.text import has_cjk, normalize_text, parse_author_line
+from papersearch.taxonomy import Taxonomy, Topic
+from papersearch.text import has_cjk, normalize_text
 
 _CHROME = (
     re.compile(r"论文检索"),

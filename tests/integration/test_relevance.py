@@ -17,7 +17,7 @@ from elasticsearch import Elasticsearch
 from support import SAMPLE, loaded_alias
 
 from bench.relevance import evaluate as ev
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 # (min MRR@10, max zero-result rate) for the profile an index was actually built with.
 THRESHOLDS = {

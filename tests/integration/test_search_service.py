@@ -10,7 +10,7 @@ import pytest
 from elasticsearch import Elasticsearch
 from support import SAMPLE, loaded_alias, write_jsonl
 
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 from webapp.domain import BadQuery, SearchParams, SearchUnavailable
 from webapp.services.search import SearchService
 

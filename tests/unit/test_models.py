@@ -3,7 +3,7 @@ from pydantic import ValidationError
 
 from indexer.models import Paper, content_id, paper_or_reject, to_document
 from indexer.rejects import Reject
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ from indexer import make_sample
 from indexer.models import Paper, to_document
 from indexer.readers import SourceError, detect_format, jsonl, read_records
 from indexer.rejects import Reject
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures"

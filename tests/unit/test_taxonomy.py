@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from indexer.taxonomy import Taxonomy, TaxonomyError, Topic
 from papersearch.paths import config_dir
+from papersearch.taxonomy import Taxonomy, TaxonomyError, Topic
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"

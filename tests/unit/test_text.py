@@ -1,13 +1,12 @@
-from indexer.text import (
+from indexer.authors import parse_author_line, split_et_al
+from papersearch.text import (
     ELLIPSIS,
     derive_heading,
     first_sentence,
     fold_key,
-    is_et_al,
+    has_cjk,
     normalize_text,
-    parse_author_line,
     shorten,
-    split_et_al,
 )
 
 
@@ -35,7 +34,12 @@ def test_author_line_et_al_variants() -> None:
     assert parse_author_line("A. Smith; B. Jones") == (["A. Smith", "B. Jones"], False)
     assert parse_author_line("  ") == ([], False)
     assert split_et_al("Jiaqi Leng, Bin Shi") == ("Jiaqi Leng, Bin Shi", False)
-    assert is_et_al("等") and is_et_al("et al.") and not is_et_al("Albert")
+    assert split_et_al("等") == ("", True) and split_et_al("et al.")[1] and not split_et_al("Albert")[1]
+
+
+def test_has_cjk_covers_han_kana_hangul_only() -> None:
+    assert has_cjk("Transformer模型") and has_cjk("㐀") and has_cjk("カタカナ") and has_cjk("한국어")
+    assert not has_cjk("Søren Hauberg, 2024 — α-divergence")
 
 
 def test_first_sentence() -> None:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import FacetValue, SearchResult
+
+DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
 
 
 def child_params(config: dict[str, Any]) -> dict[str, str]:
@@ -29,9 +32,10 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
         for v in facet.values:
             labels[(facet.param, v.value)] = label(v)
             for c in v.children:
-                labels[(children.get(facet.name, facet.param), c.value)] = label(v) + " › " + label(c)
+                labels[(children.get(facet.name, facet.param), c.value)] = label(v) + DISPLAY_SEPARATOR + label(c)
     p = result.params
     out = [("area", a, labels.get(("area", a), a)) for a in p.areas]
-    out += [("subarea", s, labels.get(("subarea", s), s.replace(" > ", " › "))) for s in p.subareas]
+    out += [("subarea", s, labels.get(("subarea", s), s.replace(PATH_SEPARATOR, DISPLAY_SEPARATOR)))
+            for s in p.subareas]
     out += [("year", str(y), labels.get(("year", str(y)), str(y))) for y in p.years]
     return out

@@ -8,9 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlencode
 
+from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
-
-SUBAREA_SEPARATOR = " > "
 
 
 class SearchLinks:
@@ -72,7 +71,7 @@ class SearchLinks:
         if param == "area":
             if value in p.areas:
                 # Dropping an area drops its subareas too: they would be hidden in the sidebar.
-                prefix = f"{value}{SUBAREA_SEPARATOR}"
+                prefix = f"{value}{PATH_SEPARATOR}"
                 return self._url(areas=[a for a in p.areas if a != value],
                                  subareas=[s for s in p.subareas if not s.startswith(prefix)])
             return self._url(areas=[*p.areas, str(value)])

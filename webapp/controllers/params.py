@@ -7,9 +7,9 @@ from typing import Any
 from pydantic import ValidationError
 from werkzeug.datastructures import MultiDict
 
+from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 
-SUBAREA_SEPARATOR = " > "
 MAX_FILTER_VALUES = 50  # per parameter; more is a malformed or hostile URL, not a person
 MAX_FILTER_LENGTH = 300
 
@@ -76,7 +76,7 @@ def parse_search_args(args: MultiDict, config: dict[str, Any]) -> SearchParams:
         raise ParamError("error.size", value=size, allowed=", ".join(map(str, sizes)))
     subareas = _strings(args, "subarea")
     for value in subareas:
-        area, sep, sub = value.partition(SUBAREA_SEPARATOR.strip())
+        area, sep, sub = value.partition(PATH_SEPARATOR.strip())
         if not (sep and area.strip() and sub.strip()):
             raise ParamError("error.subarea", value=value[:80])
     try:

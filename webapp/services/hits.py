@@ -13,7 +13,7 @@ from typing import Any
 
 from markupsafe import escape
 
-from indexer.taxonomy import Taxonomy
+from papersearch.taxonomy import Taxonomy
 from webapp.domain import Hit
 
 FRAGMENT_JOINER = " … "

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from indexer.taxonomy import PATH_SEPARATOR
+from papersearch.taxonomy import PATH_SEPARATOR
+from papersearch.text import has_cjk
 from webapp.domain import SearchParams
-from webapp.services.query_parser import Clause, ParsedQuery, is_cjk
+from webapp.services.query_parser import Clause, ParsedQuery
 
 Query = dict[str, Any]
 
@@ -76,7 +77,7 @@ def term_clause(term: str, config: dict, fuzzy: bool = True) -> Query:
 def fuzzy_clause(term: str, config: dict) -> Query | None:
     """A low-boost typo/inflection fallback for longer alphabetic words (never for Chinese); for
     four-letter words only over author names."""
-    if len(term) < AUTHOR_FUZZY_MIN_LENGTH or is_cjk(term) or not _LATIN_WORD.fullmatch(term):
+    if len(term) < AUTHOR_FUZZY_MIN_LENGTH or has_cjk(term) or not _LATIN_WORD.fullmatch(term):
         return None
     if len(term) < FUZZY_MIN_LENGTH:
         fields = {name: config["query_fields"].get(name, 1) for name in config["field_aliases"]["author"]}
@@ -114,7 +115,7 @@ def phrase_clauses(phrases: list[str], config: dict) -> list[Query]:
 
 def proximity_boost(terms: list[str], config: dict) -> Query | None:
     """Rank documents where the words appear close together (as typed) above scattered matches."""
-    if len(terms) < 2 and not any(is_cjk(t) for t in terms):
+    if len(terms) < 2 and not any(has_cjk(t) for t in terms):
         return None
     return phrase_clause(" ".join(terms), config["phrase_fields"], slop=config.get("phrase_slop", 0))
 
@@ -135,7 +136,7 @@ def author_clause(clause: Clause, config: dict) -> Query:
     fields = config["field_aliases"]["author"]
     alternatives: list[Query] = [phrase_clause(clause.text, fields, slop=1)]
     parts = clause.text.split()
-    if not is_cjk(clause.text) and all(_LATIN_WORD.fullmatch(p) for p in parts):
+    if not has_cjk(clause.text) and all(_LATIN_WORD.fullmatch(p) for p in parts):
         # The keyword analyzer leaves the (already lowercased) term alone, whatever the field's analyzer.
         rules = [{"fuzzy": {"term": p.casefold(), "fuzziness": "AUTO", "analyzer": "keyword"}} for p in parts]
         rule = rules[0] if len(rules) == 1 else {"all_of": {"intervals": rules, "ordered": False, "max_gaps": 1}}
@@ -341,7 +342,7 @@ def count_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query
 def spelling_words(terms: list[str]) -> list[str]:
     """The plain words worth a spelling check: Latin script, not too short, each once."""
     words = dict.fromkeys(
-        t.casefold() for t in terms if len(t) >= SPELL_MIN_LENGTH and not is_cjk(t) and _LATIN_WORD.fullmatch(t)
+        t.casefold() for t in terms if len(t) >= SPELL_MIN_LENGTH and not has_cjk(t) and _LATIN_WORD.fullmatch(t)
     )
     return list(words)[:SPELL_MAX_WORDS]
 

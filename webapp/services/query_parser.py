@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from papersearch.text import CJK_CHARS
 from webapp.domain import MAX_QUERY_LENGTH, BadQuery
 
 MAX_CLAUSES = 32  # each clause expands to several field queries; a pasted abstract is not a query
@@ -24,15 +25,9 @@ FIELD_NAMES = {
 }
 _QUOTES = {'"': '"', "“": "”", "„": "“", "＂": "＂"}
 _QUOTE_CHARS = "".join(set(_QUOTES) | set(_QUOTES.values()))
-_CJK = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_SEGMENTS = re.compile(f"[{_CJK}]+|[^\\s{_CJK}]+")
+_SEGMENTS = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _WORDY = re.compile(r"\w")  # a token without a letter or digit would match nothing (or everything)
 _FIELD_PREFIX = re.compile(r"([^\W\d][\w]*)[:：]", re.UNICODE)
-
-
-def is_cjk(text: str) -> bool:
-    return bool(_CJK_RUN.search(text))
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,8 @@ from elasticsearch import (
     TransportError,
 )
 
-from indexer.taxonomy import PATH_SEPARATOR, Taxonomy
 from papersearch.index_definition import search_config
+from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
 from webapp.domain import (
     BadQuery,
     Facet,

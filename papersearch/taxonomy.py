@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from indexer.text import normalize_text
 from papersearch.paths import config_dir
+from papersearch.text import normalize_text
 
 TAXONOMY_FILE = "taxonomy.json"
 TOPIC_SEPARATOR = " · "  # as shown on the listing pages: "Deep Learning · Large Language Models"

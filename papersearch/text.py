@@ -1,4 +1,4 @@
-"""Text normalisation shared by the readers and the Paper model.
+"""Text normalisation and script detection shared by indexer and webapp.
 
 Everything that reaches Elasticsearch goes through `normalize_text`, so the same paper typed with
 different whitespace, line breaks or Unicode composition produces identical documents and ids.
@@ -20,6 +20,11 @@ MAX_SHORT = 1000  # venue, topic names, source file name
 MAX_URL = 2000
 MAX_ID_BYTES = 512  # Elasticsearch's limit for _id
 
+# The one definition of "CJK" (Han incl. extension A and compatibility ideographs, kana, hangul):
+# such text is matched by the *_zh fields, everything else by the Latin-script fields.
+CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+
 HEADING_LIMIT = 120
 ELLIPSIS = "…"
 
@@ -27,11 +32,6 @@ ELLIPSIS = "…"
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 # Invisible characters that only get in the way of matching (BOM, zero-width space/joiners).
 _INVISIBLE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060]")
-
-# Author-line separators: ASCII and full-width comma, ideographic enumeration comma, semicolons.
-_AUTHOR_SPLIT = re.compile(r"\s*[,，、;；]\s*")
-# "等" (Chinese "and others") or "et al." at the end of an author line.
-_ET_AL_TAIL = re.compile(r"(?:\s*[,，、]?\s*(?:等人?|et\s+al\.?))\s*$", re.IGNORECASE)
 
 # Sentence end: western punctuation followed by a space, or CJK full stops (no space needed).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9\u4e00-\u9fff])|(?<=[。！？])")
@@ -53,24 +53,6 @@ def normalize_text(value: str | None) -> str:
 def fold_key(*parts: str) -> str:
     """A case- and whitespace-insensitive key, e.g. for deduplication and content ids."""
     return "\x1f".join(normalize_text(p).casefold() for p in parts)
-
-
-def split_et_al(text: str) -> tuple[str, bool]:
-    """Remove a trailing "等" / "et al." from an author line; report whether it was there."""
-    stripped = _ET_AL_TAIL.sub("", text)
-    return stripped, stripped != text
-
-
-def is_et_al(name: str) -> bool:
-    """True for an author "name" that is only the et-al marker."""
-    return bool(_ET_AL_TAIL.fullmatch(" " + normalize_text(name)))
-
-
-def parse_author_line(line: str) -> tuple[list[str], bool]:
-    """Split "A, B, C 等" into (["A", "B", "C"], True)."""
-    rest, et_al = split_et_al(normalize_text(line))
-    names = [n for n in (normalize_text(p) for p in _AUTHOR_SPLIT.split(rest)) if n]
-    return names, et_al
 
 
 def first_sentence(text: str) -> str:
@@ -97,4 +79,5 @@ def derive_heading(abstract: str, limit: int = HEADING_LIMIT) -> str:
 
 
 def has_cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" or "\u3400" <= ch <= "\u4dbf" for ch in text)
+    """Whether the text has any Chinese, Japanese or Korean character (they are matched by other fields)."""
+    return bool(CJK_RUN.search(text))

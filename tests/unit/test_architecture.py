@@ -1,0 +1,40 @@
+"""The house: webapp/ and indexer/ stand beside each other on papersearch/ and never import each other."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def imported_packages(package: str) -> dict[str, set[str]]:
+    """module path -> the top-level packages it imports (absolute imports only; relative ones stay inside)."""
+    out: dict[str, set[str]] = {}
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tops: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                tops |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                tops.add(node.module.split(".")[0])
+        out[str(path.relative_to(ROOT))] = tops
+    return out
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [
+    ("webapp", {"indexer", "bench", "tests"}),
+    ("indexer", {"webapp", "bench", "tests"}),
+    ("papersearch", {"webapp", "indexer", "bench", "tests"}),
+])
+def test_packages_import_only_what_they_stand_on(package: str, forbidden: set[str]) -> None:
+    offenders = {module: sorted(tops & forbidden) for module, tops in imported_packages(package).items()
+                 if tops & forbidden}
+    assert offenders == {}
+
+
+def test_the_check_sees_imports() -> None:
+    # Guards the test above against passing vacuously (e.g. a wrong root).
+    assert "papersearch" in imported_packages("webapp")["webapp/services/search.py"]
