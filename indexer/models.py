@@ -250,16 +250,13 @@ def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
 
     Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading and suggest
     (completion inputs: title(s) or heading, then each author). A known topic is stored in its
-    canonical spelling; an unknown one is kept as given and counted in taxonomy.unknown.
+    canonical spelling; an unknown one is kept as given (under its area's canonical name when the area
+    is known) and counted in taxonomy.unknown.
     """
     doc = paper.model_dump()
-    area, subarea = paper.topic_area, paper.topic_subarea
-    known = taxonomy.check(area, subarea)
-    if known:
-        topic = taxonomy.canonical(area, subarea)
-        assert topic is not None
-        area, subarea = topic.area, topic.subarea
-        doc["topic_area"], doc["topic_subarea"] = area, subarea
+    topic, known = taxonomy.resolve(paper.topic_area, paper.topic_subarea)
+    area, subarea = (topic.area, topic.subarea) if topic else (None, None)
+    doc["topic_area"], doc["topic_subarea"] = area, subarea
     heading = heading_of(paper)
     titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
     suggest: list[str] = []

@@ -1,14 +1,17 @@
 """The topic taxonomy: areas, their subareas, Chinese labels and the arXiv category mapping.
 
 Subarea names repeat across areas ("Theory" under Deep Learning, "Deep Learning" under Theory), so a
-subarea is always identified by the pair (area, subarea). Names are matched case-insensitively and
-returned in their canonical spelling. Unknown topics are not an error: callers keep them and
+subarea is always identified by the pair (area, subarea). Names are matched by their folded form
+(`fold_topic`: case, punctuation, Oxford comma, "&" for "and") or by an alias listed in the taxonomy,
+and returned in their canonical spelling. "Area · Subarea" may come as one string with any of the
+separators sources use (`·`, `->`, `>`, `/`). Unknown topics are not an error: callers keep them and
 `Taxonomy.unknown` counts them for the end-of-run report.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +22,18 @@ from papersearch.text import normalize_text
 TAXONOMY_FILE = "taxonomy.json"
 TOPIC_SEPARATOR = " · "  # as shown on the listing pages: "Deep Learning · Large Language Models"
 PATH_SEPARATOR = " > "  # in the document's topic_path, for the hierarchical facet
+# Between area and subarea in one string, as sources write it: "Area · Sub", "Area -> Sub", "Area > Sub",
+# "Area/Sub" (a slash may also be part of a name: "Batch/Offline", "Health / Medicine").
+_AREA_SEPARATORS = re.compile(r"\s*(?:·|->|→|>|/)\s*")
+_WORD = re.compile(r"\w+")
+
+
+def fold_topic(name: str | None) -> str:
+    """The key two spellings of one topic name share: case, punctuation (so the Oxford comma, hyphens and
+    slashes), "&" versus "and" and spacing do not matter. "Accountability, Transparency and
+    Interpretability" and "accountability, transparency, & interpretability" fold alike."""
+    text = normalize_text(name).casefold().replace("&", " and ")
+    return " ".join(_WORD.findall(text))
 
 
 class TaxonomyError(ValueError):
@@ -43,9 +58,19 @@ class Taxonomy:
     arxiv: dict[str, Topic] = field(default_factory=dict)
     unknown: Counter[str] = field(default_factory=Counter)
 
+    # other names of a topic (folded or not), e.g. another conference's name for the same area
+    area_aliases: dict[str, list[str]] = field(default_factory=dict)
+    subarea_aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+
     def __post_init__(self) -> None:
-        self._area_key = {a.casefold(): a for a in self.areas}
-        self._sub_key = {(a.casefold(), s.casefold()): (a, s) for a, s in self.subareas}
+        self._area_key: dict[str, str] = {}
+        for area in self.areas:
+            for name in (area, *self.area_aliases.get(area, [])):
+                self._area_key[fold_topic(name)] = area
+        self._sub_key: dict[tuple[str, str], tuple[str, str]] = {}
+        for area, sub in self.subareas:
+            for name in (sub, *self.subarea_aliases.get((area, sub), [])):
+                self._sub_key[(area, fold_topic(name))] = (area, sub)
 
     # --- loading -----------------------------------------------------------------------------------
 
@@ -65,12 +90,17 @@ class Taxonomy:
     def from_dict(cls, data: dict) -> Taxonomy:
         areas: dict[str, str] = {}
         subareas: dict[tuple[str, str], str] = {}
+        area_aliases: dict[str, list[str]] = {}
+        subarea_aliases: dict[tuple[str, str], list[str]] = {}
         for area in data["areas"]:
             name = normalize_text(area["name"])
             areas[name] = normalize_text(area["zh"])
+            area_aliases[name] = [normalize_text(a) for a in area.get("aliases", [])]
             for sub in area.get("subareas", []):
-                subareas[(name, normalize_text(sub["name"]))] = normalize_text(sub["zh"])
-        tax = cls(areas, subareas)
+                key = (name, normalize_text(sub["name"]))
+                subareas[key] = normalize_text(sub["zh"])
+                subarea_aliases[key] = [normalize_text(a) for a in sub.get("aliases", [])]
+        tax = cls(areas, subareas, area_aliases=area_aliases, subarea_aliases=subarea_aliases)
         for category, target in data.get("arxiv", {}).items():
             topic = tax.canonical(target["area"], target.get("subarea"))
             if topic is None:
@@ -81,19 +111,40 @@ class Taxonomy:
     # --- lookups -----------------------------------------------------------------------------------
 
     def canonical(self, area: str | None, subarea: str | None = None) -> Topic | None:
-        """The topic in canonical spelling, or None when it is not in the taxonomy."""
+        """The topic in canonical spelling, or None when it is not in the taxonomy.
+
+        Without a subarea, `area` may hold both parts ("Deep Learning -> Large Language Models")."""
         if not area:
             return None
-        area_name = self._area_key.get(normalize_text(area).casefold())
+        area_name = self._area_key.get(fold_topic(area))
         if area_name is None:
-            return None
+            if subarea:
+                return None
+            split = self.split_topic(area)
+            return self.canonical(*split) if split and split[1] else None
         if not subarea:
             return Topic(area_name)
-        pair = self._sub_key.get((area_name.casefold(), normalize_text(subarea).casefold()))
+        pair = self._sub_key.get((area_name, fold_topic(subarea)))
         return Topic(*pair) if pair else None
 
+    def area_of(self, name: str) -> str | None:
+        """The canonical area a name (or alias) stands for."""
+        return self._area_key.get(fold_topic(name))
+
     def is_area(self, name: str) -> bool:
-        return normalize_text(name).casefold() in self._area_key
+        return self.area_of(name) is not None
+
+    def split_topic(self, text: str) -> tuple[str, str | None] | None:
+        """("Area", "Subarea") from one string with any area separator, ("Area", None) for a known area
+        alone, None when no known area starts the string or nothing follows its separator. The first
+        separator after which the part before is a known area wins, so a slash inside a subarea name
+        stays ("RL/Batch/Offline")."""
+        text = normalize_text(text)
+        for sep in _AREA_SEPARATORS.finditer(text):
+            head, tail = text[: sep.start()], text[sep.end():]
+            if self.is_area(head):
+                return (head, tail) if tail else None  # "Theory ·" is not a topic line
+        return (text, None) if self.is_area(text) else None
 
     def check(self, area: str | None, subarea: str | None = None) -> bool:
         """True if known; an unknown (non-empty) topic is counted in `unknown` and reported later."""
@@ -103,6 +154,22 @@ class Taxonomy:
             return True
         self.unknown[f"{area}{TOPIC_SEPARATOR}{subarea}" if subarea else area] += 1
         return False
+
+    def resolve(self, area: str | None, subarea: str | None = None) -> tuple[Topic | None, bool]:
+        """(topic, known) for a paper's topic fields, counting unknown ones like `check`.
+
+        Known: the canonical topic. Unknown under a known area: that area in canonical spelling with the
+        subarea as given (so the facet files it under its area). Otherwise the names as given."""
+        known = self.check(area, subarea)
+        if not area:
+            return None, False
+        if known:
+            return self.canonical(area, subarea), True
+        split = (area, subarea) if subarea else self.split_topic(area) or (area, None)
+        area_name = self.area_of(split[0])
+        if area_name:
+            return Topic(area_name, split[1]), False
+        return Topic(normalize_text(area), normalize_text(subarea) or None), False
 
     def labels_zh(self, area: str | None, subarea: str | None = None) -> list[str]:
         """Chinese labels of the area and (if known) the subarea; empty for an unknown area."""
@@ -116,19 +183,23 @@ class Taxonomy:
         return labels
 
     def parse_topic_line(self, line: str) -> Topic | None:
-        """Recognise "Area · Subarea" or "Area" as shown on listing pages (area must be known).
+        """Recognise "Area · Subarea" or "Area" as shown on listing pages (area must be known; the other
+        separators of `split_topic` work too).
 
         The subarea is kept even when unknown, in its original spelling, so nothing is lost.
         """
-        text = normalize_text(line)
-        area, sep, subarea = text.partition(TOPIC_SEPARATOR.strip())
-        area, subarea = area.strip(), subarea.strip()
-        if not self.is_area(area) or (sep and not subarea):
+        split = self.split_topic(line)
+        if split is None:
             return None
-        known = self.canonical(area, subarea or None)
+        area, subarea = split
+        known = self.canonical(area, subarea)
         if known:
             return known
-        return Topic(self._area_key[area.casefold()], subarea)
+        # An unknown subarea only after the listing's own "·": prose such as "Theory/practice gaps …" is
+        # no topic line.
+        area_name = self.area_of(area)
+        own_separator = normalize_text(line)[len(area):].lstrip().startswith(TOPIC_SEPARATOR.strip())
+        return Topic(area_name, subarea) if area_name and subarea and own_separator else None
 
     def arxiv_topic(self, categories: str | list[str]) -> Topic | None:
         """The topic of the first category that maps (exact category first, then its archive)."""

@@ -600,3 +600,32 @@ def test_documents_the_cluster_refuses_are_reported_like_rejects(cluster, alias:
     assert {(r["source"], r["reason"]) for r in lines} == {("blocked.jsonl", "indexing failed")}
     assert {r["detail"].split(":")[0] for r in lines} == {f"id blocked-{tag}-0", f"id blocked-{tag}-1"}
     assert all("cluster_block_exception" in r["detail"] for r in lines)
+
+
+def test_topic_spelling_variants_fold_and_only_true_unknowns_are_noted(cluster, alias: str, tmp_path: Path) -> None:
+    variants = [
+        ("Social Aspects", "Accountability, Transparency and Interpretability"),
+        ("social aspects", "accountability, transparency & interpretability"),
+        ("Social Aspects -> Fairness, Equity, Justice and Safety", None),
+        ("Reinforcement Learning/Batch/Offline", None),
+        ("Miscellaneous Aspects of Machine Learning", "Causality"),
+        ("Deep Learning", "Knitting"),
+    ]
+    records = [{"title": f"Paper {i}", "abstract": f"Abstract {i}.", "topic_area": area, "topic_subarea": sub}
+               for i, (area, sub) in enumerate(variants)]
+    page = tmp_path / "page.txt"
+    page.write_text("Social Aspects > Fairness, Equity, Justice, and Safety\nA listing abstract about fairness.\n",
+                    encoding="utf-8")
+    result = reindex(cluster, alias, write_jsonl(tmp_path / "topics.jsonl", records), page)
+    notes = [line for line in result.stdout.splitlines() if "unknown topic" in line]
+    assert notes == ["note: unknown topic kept as given: Deep Learning · Knitting (1 papers)"], result.stdout
+    paths = {d["title"] or d["abstract"]: d["topic_path"] for d in all_docs(cluster.client("admin"), alias).values()}
+    assert paths == {
+        "Paper 0": "Social Aspects > Accountability, Transparency, and Interpretability",
+        "Paper 1": "Social Aspects > Accountability, Transparency, and Interpretability",
+        "Paper 2": "Social Aspects > Fairness, Equity, Justice, and Safety",
+        "Paper 3": "Reinforcement Learning > Batch/Offline",
+        "Paper 4": "General Machine Learning > Causality",
+        "Paper 5": "Deep Learning > Knitting",
+        "A listing abstract about fairness.": "Social Aspects > Fairness, Equity, Justice, and Safety",
+    }

@@ -171,3 +171,16 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "topic_known",
     }
     assert set(doc) == expected
+
+
+def test_document_topic_spelling_variants_are_stored_canonically() -> None:
+    taxonomy = Taxonomy.load()
+    doc = to_document(Paper(title="T", topic_area="Social Aspects",
+                            topic_subarea="Accountability, Transparency and Interpretability"), taxonomy)
+    assert doc["topic_path"] == "Social Aspects > Accountability, Transparency, and Interpretability"
+    assert doc["topic_known"] is True and doc["topic_labels_zh"] == ["社会影响", "问责、透明与可解释性"]
+    doc = to_document(Paper(title="T", topic_area="reinforcement learning -> Batch/Offline"), taxonomy)
+    assert (doc["topic_area"], doc["topic_subarea"]) == ("Reinforcement Learning", "Batch/Offline")
+    doc = to_document(Paper(title="T", topic_area="deep learning", topic_subarea="Knitting"), taxonomy)
+    assert doc["topic_path"] == "Deep Learning > Knitting" and doc["topic_known"] is False
+    assert taxonomy.unknown == {"deep learning · Knitting": 1}

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from papersearch.paths import config_dir
-from papersearch.taxonomy import Taxonomy, TaxonomyError, Topic
+from papersearch.taxonomy import Taxonomy, TaxonomyError, Topic, fold_topic
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
@@ -121,3 +121,78 @@ def test_bad_taxonomy_files(tmp_path: Path) -> None:
     bad.write_text('{"areas": [], "arxiv": {"cs.LG": {"area": "Nope"}}}', encoding="utf-8")
     with pytest.raises(TaxonomyError, match="unknown topic"):
         Taxonomy.load(bad)
+
+
+@pytest.mark.parametrize("spelling", [
+    "Accountability, Transparency and Interpretability",  # no Oxford comma
+    "accountability, transparency, & interpretability",
+    "ACCOUNTABILITY TRANSPARENCY AND INTERPRETABILITY",
+    "Accountability,Transparency,and  Interpretability.",
+])
+def test_subarea_spellings_fold_to_the_canonical_name(taxonomy: Taxonomy, spelling: str) -> None:
+    assert taxonomy.canonical("social aspects", spelling) == Topic(
+        "Social Aspects", "Accountability, Transparency, and Interpretability")
+
+
+def test_fold_topic() -> None:
+    assert fold_topic("Transfer, Multitask & Meta-learning") == "transfer multitask and meta learning"
+    assert fold_topic(" Health / Medicine ") == "health medicine"
+    assert fold_topic(None) == fold_topic("") == ""
+
+
+@pytest.mark.parametrize("line", [
+    "Social Aspects · Fairness, Equity, Justice and Safety",
+    "Social Aspects -> Fairness, Equity, Justice, and Safety",
+    "Social Aspects → fairness, equity, justice & safety",
+    "social aspects > Fairness, Equity, Justice and Safety",
+    "Social Aspects/Fairness, Equity, Justice and Safety",
+    "Social Aspects·Fairness, Equity, Justice and Safety",
+])
+def test_every_area_separator(taxonomy: Taxonomy, line: str) -> None:
+    topic = Topic("Social Aspects", "Fairness, Equity, Justice, and Safety")
+    assert taxonomy.parse_topic_line(line) == topic
+    assert taxonomy.canonical(line) == topic  # area and subarea in one field, e.g. a JSONL topic_area
+    assert taxonomy.check(line)
+
+
+def test_a_slash_inside_a_subarea_name_is_not_a_separator(taxonomy: Taxonomy) -> None:
+    rl = ("Reinforcement Learning", "Batch/Offline")
+    assert taxonomy.split_topic("Reinforcement Learning/Batch/Offline") == rl
+    assert taxonomy.canonical("Reinforcement Learning/Batch/Offline") == Topic(*rl)
+    assert taxonomy.canonical("Applications", "Health/Medicine") == Topic("Applications", "Health / Medicine")
+    assert taxonomy.split_topic("Knitting / Wool") is None
+
+
+def test_aliases_from_the_taxonomy_file(taxonomy: Taxonomy) -> None:
+    # ICML 2024 calls "General Machine Learning" "Miscellaneous Aspects of Machine Learning"
+    assert taxonomy.canonical("Miscellaneous Aspects of Machine Learning", "Causality") == Topic(
+        "General Machine Learning", "Causality")
+    assert taxonomy.canonical("Social Aspects", "Privacy-preserving Statistics and Machine Learning") == Topic(
+        "Social Aspects", "Privacy")
+    assert taxonomy.labels_zh("miscellaneous aspects of machine learning") == ["通用机器学习"]
+
+
+def test_only_true_unknowns_are_counted() -> None:
+    tax = Taxonomy.load()
+    for area, sub in [("Social Aspects", "Accountability, Transparency and Interpretability"),
+                      ("Social Aspects -> Fairness, Equity, Justice and Safety", None),
+                      ("deep learning", "large language models"), ("Deep Learning", "Knitting"),
+                      ("Knitting", None)]:
+        tax.check(area, sub)
+    assert tax.unknown == {"Deep Learning · Knitting": 1, "Knitting": 1}
+
+
+def test_resolve_files_an_unknown_subarea_under_its_canonical_area() -> None:
+    tax = Taxonomy.load()
+    assert tax.resolve("deep learning", "Knitting") == (Topic("Deep Learning", "Knitting"), False)
+    assert tax.resolve("Deep Learning > Knitting") == (Topic("Deep Learning", "Knitting"), False)
+    assert tax.resolve("Knitting", "Wool") == (Topic("Knitting", "Wool"), False)
+    assert tax.resolve("theory", "game theory") == (Topic("Theory", "Game Theory"), True)
+    assert tax.resolve(None) == (None, False)
+    assert tax.unknown == {"deep learning · Knitting": 1, "Deep Learning > Knitting": 1, "Knitting · Wool": 1}
+
+
+def test_prose_with_a_slash_after_an_area_is_no_topic_line(taxonomy: Taxonomy) -> None:
+    assert taxonomy.parse_topic_line("Theory/practice gaps are common in deep learning.") is None
+    assert taxonomy.parse_topic_line("Optimization > 0 holds for every step") is None
+    assert taxonomy.parse_topic_line("Theory · Knitting") == Topic("Theory", "Knitting")
