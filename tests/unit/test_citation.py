@@ -1,0 +1,106 @@
+"""Citation export (BibTeX, RIS) as pure functions of a paper."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webapp.domain import Hit
+from webapp.serializers import bibtex, ris
+from webapp.serializers.citation import citation_key, family_first
+
+
+def paper(**fields) -> Hit:
+    base = {"id": "ml-1", "heading": fields.get("title") or fields.get("title_zh") or "Heading", "heading_html": ""}
+    return Hit(**(base | fields))
+
+
+ICLR = paper(
+    title="Differentiation of Blackbox Combinatorial Solvers",
+    authors=["Marin Vlastelica Pogančić", "Vít Musil", "Søren Hauberg"],
+    abstract="We present a method.\nIt works.", year=2020, venue="ICLR", url="https://openreview.net/forum?id=x",
+)
+CHINESE = paper(
+    id="csl-dev-0", title_zh="一种基于平方和优化的飞行器大角度机动镇定控制器设计方法",
+    abstract_zh="采用修正的Rodrigues参数(MRP),建立了飞行器姿态控制系统的数学模型。", venue="兵器科学与技术",
+)
+
+
+def test_key_is_surname_year_and_first_significant_title_word():
+    assert citation_key(ICLR) == "pogancic2020differentiation"
+    assert citation_key(paper(title="On the Theory of GANs", authors=["Ze'ev Zukerman"], year=2021)) == \
+        "zukerman2021theory"
+    assert citation_key(paper(title="A Study", authors=["张三"], year=2022)) == "zhang2022study"
+
+
+def test_key_of_a_chinese_paper_is_ascii():
+    assert citation_key(CHINESE) == "yizhong"  # pinyin of the title's first two characters
+    assert re.fullmatch(r"[a-z0-9]+", citation_key(paper(title_zh="大语言模型", authors=["李四"], year=2023)))
+
+
+def test_key_falls_back_to_the_paper_id():
+    assert citation_key(paper(id="ab/c d", title="", title_zh="", heading="", authors=[])) == "ab-c-d"
+
+
+def test_bibtex_entry():
+    entry = bibtex.to_bibtex(ICLR)
+    assert entry.startswith("@inproceedings{pogancic2020differentiation,\n")
+    assert "  author = {Marin Vlastelica Pogančić and Vít Musil and Søren Hauberg},\n" in entry
+    assert "  title = {Differentiation of Blackbox Combinatorial Solvers},\n" in entry
+    assert "  booktitle = {ICLR},\n  year = {2020},\n" in entry
+    assert "  abstract = {We present a method. It works.}\n}\n" in entry  # one line, whitespace collapsed
+    assert entry.endswith("}\n")
+
+
+@pytest.mark.parametrize(("text", "escaped"), [
+    ("Q&A at 50% cost", r"Q\&A at 50\% cost"),
+    ("$O(n)$ #1 a_b", r"\$O(n)\$ \#1 a\_b"),
+    ("{x} ~ y^2 \\alpha", r"\{x\} \textasciitilde{} y\textasciicircum{}2 \textbackslash{}alpha"),
+    ("Søren’s 大语言模型", "Søren’s 大语言模型"),  # UTF-8 kept as is
+])
+def test_bibtex_escapes_latex_specials_only(text, escaped):
+    assert bibtex.escape(text) == escaped
+
+
+def test_bibtex_of_a_chinese_paper_keeps_the_text():
+    entry = bibtex.to_bibtex(paper(title_zh="大语言模型的对齐", authors=["张三", "李四"], authors_et_al=True,
+                                   abstract_zh="我们研究对齐。", year=2024))
+    assert entry.startswith("@misc{zhang2024dayu,\n")  # no venue: misc
+    assert "  author = {{张三} and {李四} and others},\n" in entry
+    assert "  title = {大语言模型的对齐},\n" in entry and "  abstract = {我们研究对齐。}\n" in entry
+    assert bibtex.to_bibtex(CHINESE).count("{") == bibtex.to_bibtex(CHINESE).count("}")
+
+
+def test_bibtex_braces_names_bibtex_would_split():
+    names = paper(authors=["Smith, Jr., John", "Anderson Bell"])
+    assert bibtex.authors(names) == "{Smith, Jr., John} and Anderson Bell"
+    assert bibtex.authors(paper(authors=["Tom And Jerry"])) == "{Tom And Jerry}"
+
+
+def test_ris_record():
+    record = ris.to_ris(ICLR)
+    lines = record.split("\r\n")
+    assert lines[:3] == ["TY  - CPAPER", "ID  - pogancic2020differentiation",
+                         "TI  - Differentiation of Blackbox Combinatorial Solvers"]
+    assert [line for line in lines if line.startswith("AU")] == [
+        "AU  - Pogančić, Marin Vlastelica", "AU  - Musil, Vít", "AU  - Hauberg, Søren"]
+    assert "T2  - ICLR" in lines and "PY  - 2020" in lines and "UR  - https://openreview.net/forum?id=x" in lines
+    assert "AB  - We present a method. It works." in lines
+    assert lines[-2:] == ["ER  - ", ""]
+    assert all(re.fullmatch(r"[A-Z][A-Z0-9]  - .*", line) for line in lines[:-1])
+
+
+def test_ris_of_a_chinese_paper():
+    record = ris.to_ris(CHINESE)
+    assert "TY  - CPAPER\r\nID  - yizhong\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
+    assert "T2  - 兵器科学与技术\r\n" in record and "AB  - 采用修正的Rodrigues参数(MRP)," in record
+    assert "PY" not in record and "AU" not in record  # nothing invented
+    both = ris.to_ris(paper(title="Alignment", title_zh="对齐", authors=["王五"]))
+    assert "TI  - Alignment\r\nTT  - 对齐\r\nAU  - 王五\r\n" in both
+
+
+def test_family_first():
+    assert family_first("Søren Hauberg") == "Hauberg, Søren"
+    assert family_first("张三") == "张三" and family_first("Plato") == "Plato"
+    assert family_first("Hauberg, Søren") == "Hauberg, Søren"

@@ -1,0 +1,1 @@
+"""Domain objects → one output format per module."""

@@ -1,0 +1,65 @@
+"""What the citation formats (bibtex.py, ris.py) share: the citation key, name order, the title to cite.
+
+Keys and names are transliterated to ASCII with anyascii (Søren → Soren, 张 → Zhang), so a key works in
+every BibTeX tool; the values themselves stay UTF-8 (biber and modern BibTeX read it), Chinese included.
+"""
+
+from __future__ import annotations
+
+import re
+
+from anyascii import anyascii
+
+from papersearch.text import has_cjk, normalize_text
+from webapp.domain import Hit
+
+_KEY_STOPWORDS = frozenset((
+    "a", "an", "the", "on", "of", "in", "for", "to", "and", "with", "via", "from", "towards", "toward", "is", "are",
+    "do", "does", "how", "what", "when", "why",
+))
+_ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
+_KEY_SAFE = re.compile(r"[^A-Za-z0-9_:-]+")
+CJK_KEY_CHARS = 2  # a Chinese title word in the key: the pinyin of its first two characters
+
+
+def cited_title(paper: Hit) -> str:
+    return normalize_text(paper.title or paper.title_zh or paper.heading)
+
+
+def cited_abstract(paper: Hit) -> str:
+    return normalize_text(paper.abstract or paper.abstract_zh)
+
+
+def _ascii_words(text: str) -> list[str]:
+    return _ASCII_WORD.findall(anyascii(text))
+
+
+def surname(name: str) -> str:
+    """The family name: a Chinese name's first character (or its first part when spaced), else the last word."""
+    name = normalize_text(name)
+    if has_cjk(name):
+        return name.split()[0] if " " in name else name[:1]
+    return name.split()[-1] if name else ""
+
+
+def citation_key(paper: Hit) -> str:
+    """surname + year + first significant title word, in ASCII: "hauberg2024riemannian"; the paper id
+    (made safe) when the paper has neither an author nor a title word to build one from."""
+    author = "".join(_ascii_words(surname(paper.authors[0]))) if paper.authors else ""
+    title = cited_title(paper)
+    if has_cjk(title[:CJK_KEY_CHARS]):
+        word = "".join(_ascii_words(title[:CJK_KEY_CHARS]))
+    else:
+        word = next((w for w in _ascii_words(title) if w.casefold() not in _KEY_STOPWORDS), "")
+    if not (author or word):
+        return _KEY_SAFE.sub("-", paper.id).strip("-") or "paper"
+    return f"{author}{paper.year or ''}{word}".casefold()
+
+
+def family_first(name: str) -> str:
+    """"Søren Hauberg" → "Hauberg, Søren" (what RIS expects); Chinese and one-word names as they are."""
+    name = normalize_text(name)
+    if has_cjk(name) or " " not in name or "," in name:
+        return name
+    given, family = name.rsplit(" ", 1)
+    return f"{family}, {given}"

@@ -1,0 +1,26 @@
+"""A paper as an RIS record (the format reference managers import): CPAPER with a venue, else GEN.
+
+One "TAG  - value" line per value, CRLF line ends as the format specifies; a value never spans lines.
+"""
+
+from __future__ import annotations
+
+from papersearch.text import normalize_text
+from webapp.domain import Hit
+from webapp.serializers.citation import citation_key, cited_abstract, cited_title, family_first
+
+MEDIA_TYPE = "application/x-research-info-systems; charset=utf-8"
+EXTENSION = "ris"
+EOL = "\r\n"
+
+
+def to_ris(paper: Hit) -> str:
+    tags: list[tuple[str, str]] = [("TY", "CPAPER" if paper.venue else "GEN"), ("ID", citation_key(paper)),
+                                   ("TI", cited_title(paper))]
+    if paper.title and paper.title_zh:
+        tags.append(("TT", paper.title_zh))  # translated title
+    tags += [("AU", family_first(a)) for a in paper.authors if a.strip()]
+    tags += [("T2", paper.venue or ""), ("PY", str(paper.year or "")), ("AB", cited_abstract(paper)),
+             ("UR", paper.url or ""), ("L1", paper.pdf_url or "")]
+    lines = [f"{tag}  - {normalize_text(value)}" for tag, value in tags if value and value.strip()]
+    return EOL.join([*lines, "ER  - ", ""])
