@@ -1,1 +1,2 @@
-"""Domain objects → one output format per module."""
+"""One serializer module per output format: json.py for the API (and the autocomplete script). HTML is
+rendered by the templates, with URL and label helpers from webapp/views/."""
