@@ -66,7 +66,7 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-def search_body(params: dict[str, Any], fuzzy: bool = True) -> dict:
+def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
     """A body SearchService.search sends for these URL parameters (the service's own functions)."""
     from werkzeug.datastructures import MultiDict
 
@@ -79,25 +79,26 @@ def search_body(params: dict[str, Any], fuzzy: bool = True) -> dict:
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
     parsed_params = RequestArgs(config).search(args)
     parsed = parse_query(parsed_params.q)
-    return qb.search_body(parsed, parsed_params, config, fuzzy=fuzzy)
+    return qb.search_body(parsed, parsed_params, config, fuzzy=fuzzy, relaxed=relaxed)
 
 
 def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
-    """Every body SearchService.search sends for these parameters on this alias, in order: the words
-    as typed, then the typo-tolerant form when they find fewer than FUZZY_BELOW papers (plugin-profile
-    indices; the bench corpus is indexed with the plugin)."""
+    """Every body SearchService.search sends for these parameters on this alias, in order: all the words
+    as typed, then the relaxed form (typo-tolerant, most words) when they find too few papers
+    (webapp/services/relaxation.py; plugin-profile indices: the bench corpus is indexed with the plugin)."""
     from papersearch.index_definition import search_config
     from webapp.controllers.params import collapse
     from webapp.services import query_builders as qb
+    from webapp.services import relaxation as rx
     from webapp.services.query_parser import parse_query
-    from webapp.services.search import FUZZY_BELOW
 
     exact = search_body(params, fuzzy=False)
     r = session(WEB_USER).post(f"{es_url()}/{alias}/_search", data=json.dumps(exact).encode(), timeout=30)
     r.raise_for_status()
-    parsed = parse_query(collapse(params.get("q", "")))
-    if r.json()["hits"]["total"]["value"] < FUZZY_BELOW and qb.has_typo_fallback(parsed, search_config()):
-        return [exact, search_body(params, fuzzy=True)]
+    parsed, config = parse_query(collapse(params.get("q", ""))), search_config()
+    total = r.json()["hits"]["total"]["value"]
+    if rx.should_relax(total, parsed.terms, qb.has_typo_fallback(parsed, config), config):
+        return [exact, search_body(params, fuzzy=True, relaxed=True)]
     return [exact]
 
 

@@ -71,6 +71,8 @@ class Hit(BaseModel):
     url: str | None = None
     pdf_url: str | None = None
     score: float | None = None
+    # Words of the query this paper does not contain; only ever filled when the results are a partial match.
+    missing: list[str] = []
 
 
 class FacetValue(BaseModel):
@@ -94,6 +96,12 @@ class Suggestion(BaseModel):
     id: str | None = None  # the paper, for title suggestions
 
 
+class PartialMatch(BaseModel):
+    """The results are for some of the words only (the relaxation ladder's last step)."""
+
+    all_words: int  # papers with every word (typo-tolerant); they come first
+
+
 class SearchResult(BaseModel):
     params: SearchParams
     total: int
@@ -101,6 +109,8 @@ class SearchResult(BaseModel):
     hits: list[Hit]
     facets: list[Facet]
     did_you_mean: str | None = None
+    # Set when no (or too few) papers have every word: the results are papers with most of the words.
+    partial_match: PartialMatch | None = None
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
 

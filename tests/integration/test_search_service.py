@@ -82,12 +82,33 @@ def test_browse_all_is_exact_total(service):
     assert result.page_count == 1 and not result.too_deep
 
 
-def test_english_words_all_must_match(service):
+def test_papers_with_every_word_come_first_then_partial_matches_flagged(service):
+    # Fewer than relaxation.below papers say both words: the page also shows papers with one of them,
+    # after the others, each naming the word it lacks.
     result = service.search(big(q="image deraining"))
-    assert result.total >= 1
+    with_both = [h for h in result.hits if "derain" in (h.title + h.abstract).lower()]
+    assert 1 <= len(with_both) < service.config["relaxation"]["below"]
+    assert result.partial_match is not None and result.partial_match.all_words == len(with_both)
+    assert result.hits[:len(with_both)] == with_both and all(not h.missing for h in with_both)
+    for hit in result.hits[len(with_both):]:
+        assert hit.missing == ["deraining"] and "image" in (hit.title + hit.abstract).lower()
+    assert all(h.score is not None and h.score < 1000 for h in result.hits)  # the tier bonus is not shown
+
+
+def test_enough_papers_with_every_word_means_no_partial_matches(service):
+    result = service.search(big(q="language models"))
+    assert result.total >= service.config["relaxation"]["below"] and result.partial_match is None
     for hit in result.hits:
-        text = (hit.title + hit.abstract).lower()
-        assert "image" in text and "derain" in text
+        text = " ".join([hit.title, hit.abstract, hit.topic_subarea or ""]).lower()
+        assert "language" in text and "model" in text and not hit.missing
+
+
+def test_no_empty_page_when_most_words_match(service):
+    # "Interactino" (a typo at the start of a word fuzzy matching cannot repair) and a word no paper has
+    result = service.search(big(q="Interactino zebra graphs molecules"))
+    assert ids(result)[0] == "t-graph"
+    assert result.partial_match is not None and result.partial_match.all_words == 0
+    assert result.hits[0].missing == ["Interactino"]
 
 
 def test_inflections_match(service):

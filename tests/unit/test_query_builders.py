@@ -37,10 +37,16 @@ def test_boosted_fields_come_from_config():
     assert "title^6" in ALL_FIELDS and "abstract" in ALL_FIELDS and "abstract.exact^0.5" in ALL_FIELDS
 
 
-def test_short_term_is_one_multi_match():
+def test_short_term_is_one_multi_match_scored_across_fields():
     assert qb.term_clause("gan", CONFIG) == {"multi_match": {
-        "query": "gan", "type": "best_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
+        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
         "zero_terms_query": "all"}}
+
+
+def test_relaxed_term_needs_most_of_its_tokens():
+    relaxed = qb.term_clause("nylamine,NPB", CONFIG, relaxed=True)["multi_match"]
+    assert relaxed["operator"] == "or"
+    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
 
 
 def test_long_term_gets_a_low_boost_fuzzy_fallback():
@@ -50,7 +56,7 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
     assert "fuzziness" not in exact["multi_match"]
     fuzzy = fuzzy["multi_match"]
     assert fuzzy["fuzziness"] == "AUTO" and fuzzy["boost"] < 1
-    assert fuzzy["fields"] == ["title.exact^6", "authors^4", "topic_area.text^2", "topic_subarea.text^3",
+    assert fuzzy["fields"] == ["title.exact^6", "authors^2", "topic_area.text^2", "topic_subarea.text^3",
                                "keywords^3", "abstract.exact"]  # unstemmed where there is a choice
 
 
@@ -59,12 +65,21 @@ def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
     assert qb.fuzzy_clause(term, CONFIG) is None
 
 
-def test_text_clause_requires_few_words_and_most_of_many():
+def test_text_clause_requires_every_word():
     assert qb.text_clause([], CONFIG) is None
     assert qb.text_clause(["gan"], CONFIG) == qb.term_clause("gan", CONFIG)
     many = qb.text_clause(["a", "b", "c", "d", "e"], CONFIG)
     assert len(many["bool"]["should"]) == 5
-    assert many["bool"]["minimum_should_match"] == qb.MANY_TERMS == "3<75% 8<60%"
+    assert many["bool"]["minimum_should_match"] == "100%"
+
+
+def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
+    relaxed = qb.text_clause(["graph", "neural", "networks"], CONFIG, relaxed=True)["bool"]
+    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
+    names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
+    assert names == ["word:0", "word:1", "word:2"]
+    single = qb.text_clause(["大豆制浆"], CONFIG, relaxed=True)
+    assert single["multi_match"]["_name"] == "word:0" and single["multi_match"]["operator"] == "or"
 
 
 def test_proximity_boost():
@@ -73,6 +88,18 @@ def test_proximity_boost():
     assert boost == {"query": "graph networks", "type": "phrase", "fields": qb.boosted(CONFIG["phrase_fields"]),
                      "slop": CONFIG["phrase_slop"]}
     assert qb.proximity_boost(["大语言模型"], CONFIG) is not None  # adjacency matters within a Chinese run
+
+
+def test_long_queries_also_reward_neighbouring_word_pairs():
+    pairs = CONFIG["word_pairs"]
+    short = ["w"] * (pairs["min_words"] - 1)
+    assert "multi_match" in qb.proximity_boost(short, CONFIG)  # the whole phrase only: short queries unchanged
+    terms = ["restricted", "boltzmann", "machines", "为", "hopfield"]
+    whole, *rest = qb.proximity_boost(terms, CONFIG)["bool"]["should"]
+    assert whole["multi_match"]["query"] == "restricted boltzmann machines 为 hopfield"
+    assert [p["multi_match"]["query"] for p in rest] == ["restricted boltzmann", "boltzmann machines"]
+    assert all(p["multi_match"]["slop"] == pairs["slop"] and p["multi_match"]["boost"] == pairs["boost"]
+               and p["multi_match"]["fields"] == qb.boosted(pairs["fields"]) for p in rest)
 
 
 def test_field_clause_uses_aliases_with_boosts():

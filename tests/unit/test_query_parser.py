@@ -50,6 +50,13 @@ def test_hyphen_inside_a_word_is_text():
     assert parse_query("a - b").terms == ["a", "b"]
 
 
+def test_a_minus_before_a_digit_is_text():
+    # pasted fragments ("-3型垄向区田筑") and negative numbers are not exclusions
+    assert parse_query("-3型垄向区田筑").terms == ["-3", "型垄向区田筑"]
+    assert parse_query("loss -0.5").terms == ["loss", "-0.5"] and not excluded_terms(parse_query("loss -0.5"))
+    assert excluded_terms(parse_query("-模型 -author:x")) == ["模型"]
+
+
 def test_field_clauses():
     parsed = parse_query('author:"Søren Hauberg" title:diffusion abstract:"score matching" topic:视觉 作者：李明')
     assert parsed.field_clauses == [

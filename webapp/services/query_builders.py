@@ -8,11 +8,13 @@ never becomes query syntax").
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from papersearch.text import has_cjk
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
+from webapp.services import relaxation as rx
 from webapp.services import request_parts as rp
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
@@ -22,8 +24,6 @@ FUZZY_MIN_LENGTH = 5  # shorter words have too many one-edit neighbours
 # Four-letter words: one edit in author names only (Zeev → Ze'ev); prefix_length keeps Dong from Yong.
 AUTHOR_FUZZY_MIN_LENGTH = 4
 FUZZY_BOOST = 0.2  # a fuzzy match only ranks below every exact one
-# see DECISIONS.md "Word matching: AND for short queries, most words for long ones"
-MANY_TERMS = "3<75% 8<60%"
 
 
 # --- text --------------------------------------------------------------------------------------------
@@ -52,16 +52,24 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
     return out
 
 
-def term_clause(term: str, config: dict, fuzzy: bool = True) -> Query:
-    """One search-box word: it must match somewhere (best field wins), all its tokens in that field."""
+def term_clause(term: str, config: dict, fuzzy: bool = True, relaxed: bool = False) -> Query:
+    """One search-box word: all its tokens must match (relaxed: most of them), each in any field.
+
+    cross_fields blends each token's document frequency over the fields of one analyzer, so a word is
+    as common in the short topic and author fields as it is in the abstracts; with per-field statistics
+    "neural" in a topic outweighed a rare word of the abstract (see DECISIONS.md "Words scored across
+    fields").
+    """
     exact: Query = {
         "multi_match": {
-            "query": term, "type": "best_fields", "fields": boosted(config["query_fields"]),
+            "query": term, "type": "cross_fields", "fields": boosted(config["query_fields"]),
             "operator": "and", "tie_breaker": 0.3,
             # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
             "zero_terms_query": "all",
         }
     }
+    if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
+        exact["multi_match"].update(operator="or", minimum_should_match=rx.words_required(config, relaxed=True))
     fallback = fuzzy_clause(term, config) if fuzzy else None
     if fallback is None:
         return exact
@@ -85,14 +93,18 @@ def fuzzy_clause(term: str, config: dict) -> Query | None:
     }
 
 
-def text_clause(terms: list[str], config: dict, fuzzy: bool = True) -> Query | None:
-    """The plain words: each is matched term-centrically so words may hit different fields."""
+def text_clause(terms: list[str], config: dict, fuzzy: bool = True, relaxed: bool = False) -> Query | None:
+    """The plain words: each is matched term-centrically so words may hit different fields; all of them
+    must match, or (relaxed) the share the relaxation settings ask for, each word's clause named so a
+    hit tells which words it has."""
     if not terms:
         return None
-    clauses = [term_clause(t, config, fuzzy) for t in terms]
+    clauses = [term_clause(t, config, fuzzy, relaxed) for t in terms]
+    if relaxed:
+        clauses = [rx.named(c, rx.word_name(i)) for i, c in enumerate(clauses)]
     if len(clauses) == 1:
         return clauses[0]
-    return {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
+    return {"bool": {"should": clauses, "minimum_should_match": rx.words_required(config, relaxed)}}
 
 
 def phrase_clause(phrase: str, fields: dict[str, float] | list[str], slop: int = 0) -> Query:
@@ -108,10 +120,28 @@ def phrase_clauses(phrases: list[str], config: dict) -> list[Query]:
 
 
 def proximity_boost(terms: list[str], config: dict) -> Query | None:
-    """Rank documents where the words appear close together (as typed) above scattered matches."""
+    """Rank documents where the words appear close together (as typed) above scattered matches; for
+    longer queries also each pair of neighbouring words (see DECISIONS.md "Proximity for long queries")."""
     if len(terms) < 2 and not any(has_cjk(t) for t in terms):
         return None
-    return phrase_clause(" ".join(terms), config["phrase_fields"], slop=config.get("phrase_slop", 0))
+    whole = phrase_clause(" ".join(terms), config["phrase_fields"], slop=config.get("phrase_slop", 0))
+    pairs = word_pair_clauses(terms, config)
+    return {"bool": {"should": [whole, *pairs]}} if pairs else whole
+
+
+def word_pair_clauses(terms: list[str], config: dict) -> list[Query]:
+    """Neighbouring Latin-script words as short sloppy phrases, when the query has enough words."""
+    settings = config["word_pairs"]
+    if len(terms) < settings["min_words"]:
+        return []
+    out = []
+    for first, second in itertools.pairwise(terms):
+        if has_cjk(first) or has_cjk(second):
+            continue  # a Chinese run is already a phrase of its own characters
+        pair = phrase_clause(f"{first} {second}", settings["fields"], slop=settings["slop"])
+        pair["multi_match"]["boost"] = settings["boost"]
+        out.append(pair)
+    return out
 
 
 def alias_fields(field: str, config: dict) -> dict[str, float]:
@@ -169,11 +199,11 @@ def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
     return out
 
 
-def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True) -> Query:
-    """The scoring query (no facet filters: those go into post_filter)."""
+def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True, relaxed: bool = False) -> Query:
+    """The scoring query (no facet filters: those go into post_filter); relaxed: most of the words."""
     must: list[Query] = []
     should: list[Query] = []
-    text = text_clause(parsed.terms, config, fuzzy)
+    text = text_clause(parsed.terms, config, fuzzy, relaxed)
     if text:
         must.append(text)
     must += phrase_clauses(parsed.phrases, config)
@@ -202,11 +232,17 @@ def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
 # --- the whole request -------------------------------------------------------------------------------
 
 
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True) -> Query:
-    """The whole search request for one results page."""
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True,
+                relaxed: bool = False) -> Query:
+    """The whole search request for one results page; relaxed: the ladder's last step (papers with most
+    of the words, those with every word first and counted)."""
     filters = fq.facet_filters(params, config)
+    query = build_query(parsed, config, fuzzy, relaxed)
+    all_words = text_clause(parsed.terms, config, fuzzy) if relaxed else None
+    if all_words:
+        query = rx.ranked_all_words_first(query, all_words, config)
     body: Query = {
-        "query": build_query(parsed, config, fuzzy),
+        "query": query,
         "aggs": fq.aggregations(config, filters),
         "sort": rp.sort_clause(params.sort, config),
         "track_total_hits": True,
@@ -214,10 +250,12 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
         **rp.pagination(params, config),
     }
     if body["size"]:
-        body["highlight"] = rp.highlight(build_query(parsed, config, fuzzy=False), config)
+        body["highlight"] = rp.highlight(build_query(parsed, config, fuzzy=False, relaxed=relaxed), config)
     post = fq.post_filter(filters)
     if post:
         body["post_filter"] = post
+    if all_words:
+        body["aggs"][rx.ALL_WORDS_QUERY] = rx.all_words_count(all_words, list(filters.values()))
     words = rp.spelling_words(parsed.terms)
     if words:
         # Cheap, and saves a round trip when a correction is needed.

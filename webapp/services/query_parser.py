@@ -89,7 +89,8 @@ def parse_query(text: str) -> ParsedQuery:
             i += 1
             continue
         start = i
-        excluded = text[i] == "-" and i + 1 < n and text[i + 1] != " "
+        # "-word" / "-\"phrase\"" excludes; "-3型垄向" or "-0.5" (pasted text, a negative number) is text.
+        excluded = text[i] == "-" and i + 1 < n and (text[i + 1].isalpha() or text[i + 1] in _QUOTES)
         if excluded:
             i += 1
         field = None

@@ -23,8 +23,9 @@ from elasticsearch import (
 
 from papersearch import index_definition
 from papersearch.taxonomy import Taxonomy
-from webapp.domain import BadQuery, Hit, SearchParams, SearchResult, SearchUnavailable, Suggestion
+from webapp.domain import BadQuery, Hit, PartialMatch, SearchParams, SearchResult, SearchUnavailable, Suggestion
 from webapp.services import query_builders as qb
+from webapp.services import relaxation as rx
 from webapp.services import request_parts as rp
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
@@ -32,7 +33,6 @@ from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
-FUZZY_BELOW = 3  # see DECISIONS.md "Typo fallback only below 3 hits (always on core)"
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
@@ -77,22 +77,33 @@ class SearchService:
         always = self._profile_of_live_index() == "core"
         response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always))
         total = response["hits"]["total"]["value"]
-        if not always and total < FUZZY_BELOW and qb.has_typo_fallback(parsed, self.config):
-            tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True))
-            if tolerant["hits"]["total"]["value"] > total:
-                response, total = tolerant, tolerant["hits"]["total"]["value"]
+        partial: PartialMatch | None = None
+        if rx.should_relax(total, parsed.terms, qb.has_typo_fallback(parsed, self.config), self.config):
+            relaxed = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True))
+            if relaxed["hits"]["total"]["value"] > total:
+                response, total = relaxed, relaxed["hits"]["total"]["value"]
+                all_words = response["aggregations"][rx.ALL_WORDS_QUERY]["doc_count"]
+                partial = PartialMatch(all_words=all_words) if all_words < total else None
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
         return SearchResult(
             params=params,
             total=total,
             took_ms=response.get("took", 0),
-            hits=[] if too_deep else [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]],
+            hits=[] if too_deep else [self._hit(h, parsed, partial) for h in response["hits"]["hits"]],
             facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
             did_you_mean=self._did_you_mean(parsed, params, response),
+            partial_match=partial,
             page_count=params.page_count(total, window),
             too_deep=too_deep,
         )
+
+    def _hit(self, raw: dict, parsed: ParsedQuery, partial: PartialMatch | None) -> Hit:
+        hit = to_hit(raw, self.taxonomy)
+        matched = raw.get("matched_queries", [])
+        score = rx.relevance_score(hit.score, matched, self.config)
+        missing = rx.missing_words(matched, parsed.terms) if partial else []
+        return hit.model_copy(update={"score": score, "missing": missing})
 
     def _profile_of_live_index(self) -> str | None:
         checked, profile = self._profile

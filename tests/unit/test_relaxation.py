@@ -1,0 +1,75 @@
+"""The relaxation ladder as pure functions: when to relax, the relaxed request, and reading its hits."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from papersearch.index_definition import search_config
+from webapp.domain import SearchParams
+from webapp.services import query_builders as qb
+from webapp.services import relaxation as rx
+from webapp.services.query_parser import parse_query
+
+CONFIG = search_config()
+BELOW = CONFIG["relaxation"]["below"]
+BOOST = CONFIG["relaxation"]["all_words_boost"]
+
+
+@pytest.mark.parametrize(("terms", "typo", "expected"), [
+    (["gan"], False, False),  # one short word: nothing to relax
+    (["gan", "vae"], False, True),  # several words: most of them
+    (["diffusion"], True, True),  # a typo-tolerant form exists
+    (["gpt-4"], False, True),  # two tokens in one word
+    (["大豆制浆"], False, True),  # a Chinese run of several bigrams
+    (["模型"], False, False),
+    ([], False, False),
+])
+def test_can_relax(terms, typo, expected):
+    assert rx.can_relax(terms, typo) is expected
+
+
+def test_relax_only_below_the_threshold():
+    assert rx.should_relax(BELOW - 1, ["a", "b"], False, CONFIG)
+    assert not rx.should_relax(BELOW, ["a", "b"], False, CONFIG)
+    assert rx.should_relax(0, ["a", "b"], False, CONFIG)
+
+
+def test_relaxed_body_ranks_papers_with_every_word_first_and_counts_them():
+    parsed = parse_query("Lookaheda-Bounded Q-learning")
+    params = SearchParams(q=parsed.to_string(), years=[2020])
+    body = qb.search_body(parsed, params, CONFIG, fuzzy=True, relaxed=True)
+    relaxed, = body["query"]["bool"]["must"]
+    tier, = body["query"]["bool"]["should"]
+    all_words = qb.text_clause(parsed.terms, CONFIG, fuzzy=True)
+    assert tier == {"constant_score": {"filter": all_words, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
+    assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=True, relaxed=True)
+    year = {"terms": {"year": [2020]}}
+    assert body["aggs"][rx.ALL_WORDS_QUERY] == {"filter": {"bool": {"filter": [all_words, year]}}}
+    # highlighting marks the words that matched, without the typo fallback
+    assert "fuzziness" not in json.dumps(body["highlight"]["highlight_query"])
+    assert body["highlight"]["highlight_query"] == qb.build_query(parsed, CONFIG, fuzzy=False, relaxed=True)
+
+
+def test_strict_body_has_no_tier():
+    body = qb.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
+    assert rx.ALL_WORDS_QUERY not in json.dumps(body)
+    assert body["query"]["bool"]["must"][0]["bool"]["minimum_should_match"] == "100%"
+
+
+def test_named_keeps_the_query():
+    assert rx.named({"multi_match": {"query": "x"}}, "word:3") == {"multi_match": {"query": "x", "_name": "word:3"}}
+
+
+def test_missing_words_from_matched_queries():
+    terms = ["interactino", "grounded", "learning"]
+    assert rx.missing_words(["word:1", "word:2"], terms) == ["interactino"]
+    assert rx.missing_words([rx.ALL_WORDS_QUERY, "word:0", "word:1", "word:2"], terms) == []
+    assert rx.missing_words([], terms) == terms
+
+
+def test_score_without_the_tier_bonus():
+    assert rx.relevance_score(BOOST + 12.5, [rx.ALL_WORDS_QUERY], CONFIG) == 12.5
+    assert rx.relevance_score(7.0, ["word:0"], CONFIG) == 7.0
+    assert rx.relevance_score(None, [], CONFIG) is None

@@ -1,0 +1,78 @@
+"""The relaxation ladder: all words as typed, then, when that finds too few papers, typo-tolerant and most
+of the words, with the papers that have every word ranked first (see DECISIONS.md "Relaxation ladder").
+
+Pure functions over the "relaxation" settings of config/index.json. The relaxed request names each word's
+clause (`word:<i>`) and the every-word tier (`all_words`), so each hit tells which words it lacks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from papersearch.text import has_cjk
+
+Query = dict[str, Any]
+
+ALL_WORDS = "100%"
+ALL_WORDS_QUERY = "all_words"  # the name of the tier clause and of the aggregation counting its papers
+WORD_QUERY = "word:"
+_TOKEN = re.compile(r"\w+")
+
+
+def settings(config: dict) -> dict[str, Any]:
+    return config["relaxation"]
+
+
+def words_required(config: dict, relaxed: bool) -> str:
+    """minimum_should_match over the words (and over one word's tokens): all, or the relaxed share."""
+    return settings(config)["minimum_should_match"] if relaxed else ALL_WORDS
+
+
+def can_relax(terms: list[str], has_typo_fallback: bool) -> bool:
+    """Whether the relaxed form differs from the strict one: several words, a word of several tokens
+    ("gpt-4", a Chinese run of 3+ characters: several bigrams), or a word typo tolerance applies to."""
+    return len(terms) > 1 or has_typo_fallback or any(
+        len(_TOKEN.findall(t)) > 1 or (has_cjk(t) and len(t) > 2) for t in terms)
+
+
+def should_relax(total: int, terms: list[str], has_typo_fallback: bool, config: dict) -> bool:
+    return total < settings(config)["below"] and can_relax(terms, has_typo_fallback)
+
+
+def named(query: Query, name: str) -> Query:
+    """The same query, reporting `name` in each hit's matched_queries when it matches."""
+    (kind, body), = query.items()
+    return {kind: {**body, "_name": name}}
+
+
+def word_name(index: int) -> str:
+    return f"{WORD_QUERY}{index}"
+
+
+def ranked_all_words_first(query: Query, all_words: Query, config: dict) -> Query:
+    """The relaxed query with a constant bonus for papers that have every word: they come first, in
+    their own order, and the partial matches follow in theirs."""
+    tier = {"constant_score": {"filter": all_words, "boost": settings(config)["all_words_boost"],
+                               "_name": ALL_WORDS_QUERY}}
+    return {"bool": {"must": [query], "should": [tier]}}
+
+
+def all_words_count(all_words: Query, filters: list[Query]) -> Query:
+    """An aggregation counting the papers with every word, under the page's filters."""
+    return {"filter": {"bool": {"filter": [all_words, *filters]}}}
+
+
+def missing_words(matched: list[str], terms: list[str]) -> list[str]:
+    """The words a relaxed hit lacks, from its matched_queries (empty when it has them all)."""
+    if ALL_WORDS_QUERY in matched:
+        return []
+    found = set(matched)
+    return [t for i, t in enumerate(terms) if word_name(i) not in found]
+
+
+def relevance_score(score: float | None, matched: list[str], config: dict) -> float | None:
+    """The hit's score without the every-word tier bonus (the bonus only orders the tiers)."""
+    if score is None or ALL_WORDS_QUERY not in matched:
+        return score
+    return score - settings(config)["all_words_boost"]
