@@ -26,6 +26,11 @@ def search_config() -> dict[str, Any]:
     return load()["search"]
 
 
+def terms_facets(search: dict[str, Any]) -> list[dict[str, Any]]:
+    """The facets of search settings whose values are one field's values (venue, year), in config order."""
+    return [f for f in search["facets"] if f["type"] == "terms"]
+
+
 def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
     """The plugin profile when every node has our plugin, else the core-only fallback (logged)."""
     profiles = load()["analysis_profiles"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from papersearch.index_definition import search_config
 
@@ -23,17 +23,26 @@ def _config_default(key: str) -> Any:
 class SearchParams(BaseModel):
     """What the user asked for, already validated and normalised by the controller (controllers/params.py)."""
 
+    model_config = ConfigDict(extra="forbid")  # a misspelt filter must fail, not silently match everything
+
     q: str = ""
     areas: list[str] = []  # URL param "area" (repeatable)
     subareas: list[str] = []  # URL param "subarea" (repeatable), "Area > Subarea"
-    years: list[int] = []  # URL param "year" (repeatable)
+    # The "terms" facets of config/index.json by URL param (repeatable): {"venue": ["ICLR"], "year": ["2020"]}
+    filters: dict[str, list[str]] = {}
+    # Bounds of the facets' ranges by URL param: {"year_from": 2020, "year_to": 2023}
+    ranges: dict[str, int] = {}
     sort: str = Field(default_factory=lambda: _config_default("default_sort"))
     page: int = 1
     size: int = Field(default_factory=lambda: _config_default("default_page_size"))
 
     @property
     def has_filters(self) -> bool:
-        return bool(self.areas or self.subareas or self.years)
+        return bool(self.areas or self.subareas or any(self.filters.values()) or self.ranges)
+
+    def selected(self, param: str) -> list[str]:
+        """The values of one terms facet's URL parameter."""
+        return self.filters.get(param, [])
 
     # --- paging: the one place that turns page and size into a window of results ---------------------
 
@@ -84,10 +93,23 @@ class FacetValue(BaseModel):
     children: list[FacetValue] = []
 
 
+class FacetRange(BaseModel):
+    """A numeric facet's from/to filter: the URL parameters, the bounds chosen, and the span of values
+    among the matching papers (under the other facets' filters)."""
+
+    param_from: str
+    param_to: str
+    low: int | None = None
+    high: int | None = None
+    min: int | None = None
+    max: int | None = None
+
+
 class Facet(BaseModel):
     name: str
     param: str  # URL parameter of the top level ("area", "year"); children use the next level's
     values: list[FacetValue]
+    range: FacetRange | None = None
 
 
 class Suggestion(BaseModel):

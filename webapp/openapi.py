@@ -49,8 +49,9 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                  "description": "Search academic papers in Chinese and English."},
         "paths": {
             "/api/search": {"get": {
-                "operationId": "search", "summary": "Search papers (same parameters as the search page)",
-                "parameters": query_parameters(request_args.search_model),
+                "operationId": "search",
+                "summary": "Search papers (the page's parameters; any size from 1 to the largest page size)",
+                "parameters": query_parameters(request_args.api_search_model),
                 "responses": {"200": _body("Results, facets and paging", "SearchResult"),
                               "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {

@@ -17,7 +17,7 @@ from webapp.services.search import SearchService
 CRAFTED = [
     {"id": "t-script", "title": "Robust parsing of untrusted markup",
      "abstract": "We show that <script>alert(1)</script> payloads in abstracts are harmless once escaped.",
-     "authors": ["Søren Hauberg", "Ada Lovelace"], "year": 2021,
+     "authors": ["Søren Hauberg", "Ada Lovelace"], "year": 2021, "venue": "ICLR",
      "topic_area": "Social Aspects", "topic_subarea": "Security"},
     {"id": "t-llm-zh", "title_zh": "大语言模型的推理加速方法",
      "abstract_zh": "本文研究大语言模型在推理阶段的加速，提出一种新的解码策略。",
@@ -28,14 +28,15 @@ CRAFTED = [
      "topic_area": "Applications", "topic_subarea": "Computer Vision"},
     {"id": "t-graph", "title": "Zebra graphs as sparse models of molecules",
      "abstract": "Sparse graphs describe molecules well; we fit such models with a message passing network.",
-     "authors": ["Grace Hopper"], "year": 2019, "topic_area": "Deep Learning",
+     "authors": ["Grace Hopper"], "year": 2019, "venue": "NeurIPS", "topic_area": "Deep Learning",
      "topic_subarea": "Attention Mechanisms"},
     {"id": "t-mixed", "title": "Multilingual retrieval benchmark", "title_zh": "多语言检索基准",
      "abstract": "We evaluate retrieval of academic papers across languages.",
-     "abstract_zh": "我们评估跨语言的学术论文检索。", "authors": ["Alan Turing"], "year": 2022,
+     "abstract_zh": "我们评估跨语言的学术论文检索。", "authors": ["Alan Turing"], "year": 2022, "venue": "ICLR",
      "topic_area": "General Machine Learning", "topic_subarea": "Evaluation"},
     {"id": "t-aardvark", "title": "Aardvark: an alphabetically early title about optimisation",
      "abstract": "A note on convergence of gradient descent.", "authors": ["Grace Hopper"], "year": 2020,
+     "venue": "ICML",
      "topic_area": "Optimization"},
 ]
 
@@ -228,13 +229,36 @@ def test_subarea_filter(service):
 
 
 def test_year_filter_and_facet(service):
-    result = service.search(big(years=[2021, 2022]))
+    result = service.search(big(filters={"year": ["2021", "2022"]}))
     assert sorted(ids(result)) == ["t-mixed", "t-script"]
     years = _facet(result, "year")
     values = [v.value for v in years.values]
     assert values == sorted(values, reverse=True)
     assert {v.value for v in years.values if v.selected} == {"2021", "2022"}
     assert {v.value for v in years.values} >= {"2019", "2020", "2023", "2024"}  # disjunctive
+
+
+def test_venue_facet_is_disjunctive(service):
+    result = service.search(big(filters={"venue": ["ICLR"]}))
+    assert sorted(ids(result)) == ["t-mixed", "t-script"]
+    venues = {v.value: (v.count, v.selected) for v in _facet(result, "venue").values}
+    assert venues == {"ICLR": (2, True), "NeurIPS": (1, False), "ICML": (1, False)}  # the others stay, counted
+    both = service.search(big(filters={"venue": ["ICLR", "ICML"]}))
+    assert sorted(ids(both)) == ["t-aardvark", "t-mixed", "t-script"]
+    # the other facets are counted under the venue filter
+    assert {v.value: v.count for v in _facet(both, "year").values} == {"2022": 1, "2021": 1, "2020": 1}
+
+
+def test_year_range(service):
+    result = service.search(big(ranges={"year_from": 2020, "year_to": 2022}))
+    assert sorted(ids(result)) == ["t-aardvark", "t-mixed", "t-script"]
+    year = _facet(result, "year")
+    assert (year.range.low, year.range.high) == (2020, 2022)
+    assert (year.range.min, year.range.max) == (2019, 2024)  # the span without the year filter
+    assert sorted(ids(service.search(big(ranges={"year_from": 2023})))) == ["t-cv-zh", "t-llm-zh"]
+    assert ids(service.search(big(ranges={"year_to": 2019}))) == ["t-graph"]
+    # a range and chosen years both apply
+    assert ids(service.search(big(filters={"year": ["2019", "2021"]}, ranges={"year_from": 2020}))) == ["t-script"]
 
 
 def test_selected_value_without_hits_stays_visible(service):

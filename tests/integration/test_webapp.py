@@ -397,8 +397,8 @@ def test_openapi_document(client):
     assert set(doc["paths"]) >= {"/api/search", "/api/papers/{id}", "/api/suggest", "/api/openapi.json",
                                  "/healthz", "/readyz"}
     params = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
-    assert set(params) == {"q", "area", "subarea", "year", "sort", "page", "size"}
-    assert params["size"]["schema"]["enum"] == CONFIG["page_sizes"]
+    assert set(params) == {"q", "area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size"}
+    assert (params["size"]["schema"]["minimum"], params["size"]["schema"]["maximum"]) == (1, max(CONFIG["page_sizes"]))
     assert params["size"]["schema"]["default"] == CONFIG["default_page_size"]
     assert set(params["sort"]["schema"]["enum"]) == set(CONFIG["sorts"])
     assert params["q"]["schema"]["maxLength"] == CONFIG["max_query_length"]
@@ -415,8 +415,9 @@ def test_openapi_document(client):
 BAD = [
     ("page=0", "Page must be 1 or more"),
     ("page=abc", "must be a whole number"),
-    ("size=7", "Page size 7 is not offered"),
-    ("year=abc", "Year must be a whole number"),
+    ("size=101", "Page size"),
+    ("year=abc", "“year” must be a whole number"),
+    ("year_from=2023&year_to=2020", "“year_from” (2023) is after “year_to” (2020)"),
     ("year=1" + "0" * 30, "is outside 1–9999"),  # once a 500: too large for the client's JSON
     ("sort=random", "Unknown sort"),
     ("subarea=Nonsense", "must look like"),
@@ -431,6 +432,18 @@ def test_bad_parameters_are_400_with_a_message(client, qs, message):
     assert message in r.get_data(as_text=True).replace("&#34;", '"').replace("&gt;", ">")
     r, data = api(client, f"/api/search?{qs}")
     assert r.status_code == 400 and message in data["error"]["message"]
+
+
+def test_the_api_takes_any_page_size_the_page_its_selector(client):
+    total = api(client, "/api/search")[1]["total"]
+    for size in (1, 7, 100):
+        r, data = api(client, f"/api/search?size={size}")
+        assert r.status_code == 200 and len(data["hits"]) == min(size, total) and data["params"]["size"] == size
+        assert data["page_count"] == -(-total // size)
+    r, data = api(client, "/api/search?size=101")
+    assert r.status_code == 400 and data["error"]["message"] == "Page size must be from 1 to 100 (got 101)."
+    r = client.get("/?size=7")
+    assert r.status_code == 400 and "Page size 7 is not offered" in r.get_data(as_text=True)
 
 
 def test_bad_parameter_message_in_chinese(client):

@@ -29,13 +29,17 @@ def test_search_parameters_declare_what_is_validated():
     assert p["q"]["schema"] == {"type": "string", "maxLength": CONFIG["max_query_length"], "default": ""}
     assert p["sort"]["schema"]["enum"] == list(CONFIG["sorts"])
     assert p["sort"]["schema"]["default"] == CONFIG["default_sort"]
-    assert p["size"]["schema"] == {"type": "integer", "enum": CONFIG["page_sizes"],
+    # the API takes any size up to the largest the page offers
+    assert p["size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": max(CONFIG["page_sizes"]),
                                    "default": CONFIG["default_page_size"]}
     assert p["page"]["schema"] == {"type": "integer", "minimum": 1, "default": 1}
     subarea = p["subarea"]["schema"]
     assert subarea["type"] == "array" and subarea["items"]["pattern"] == SUBAREA_PATTERN
     assert p["subarea"]["style"] == "form" and p["subarea"]["explode"] is True
-    assert p["year"]["schema"]["items"]["type"] == "integer"
+    assert p["year"]["schema"]["items"] == {"type": "integer", "minimum": 1, "maximum": 9999}
+    assert p["venue"]["schema"]["items"]["type"] == "string"
+    assert p["year_from"]["schema"]["anyOf"][0] == {"type": "integer", "minimum": 1, "maximum": 9999}
+    assert {"year_to", "year_from"} <= set(p)
     assert all(not param["required"] for param in p.values())
 
 

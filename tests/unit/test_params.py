@@ -24,13 +24,13 @@ def error(*pairs: tuple[str, str]) -> ParamError:
 
 def test_defaults_come_from_the_config():
     p = parse()
-    assert (p.q, p.areas, p.subareas, p.years, p.page) == ("", [], [], [], 1)
+    assert (p.q, p.areas, p.subareas, p.filters, p.ranges, p.page) == ("", [], [], {}, {}, 1)
     assert (p.sort, p.size) == (CONFIG["default_sort"], CONFIG["default_page_size"])
 
 
 def test_empty_values_are_absent():
     p = parse(("q", ""), ("page", ""), ("size", ""), ("sort", ""), ("area", ""), ("year", ""))
-    assert (p.page, p.size, p.sort, p.areas, p.years) == (1, CONFIG["default_page_size"], "relevance", [], [])
+    assert (p.page, p.size, p.sort, p.areas, p.filters) == (1, CONFIG["default_page_size"], "relevance", [], {})
 
 
 def test_whitespace_collapsed_and_repeats_dropped_once():
@@ -40,7 +40,7 @@ def test_whitespace_collapsed_and_repeats_dropped_once():
     assert p.q == "deep learning"
     assert p.areas == ["Deep Learning"]
     assert p.subareas == ["Deep Learning > Theory"]
-    assert (p.years, p.page, p.size) == ([2020], 2, 25)
+    assert (p.filters, p.page, p.size) == ({"year": ["2020"]}, 2, 25)
 
 
 @pytest.mark.parametrize(("pairs", "key", "values"), [
@@ -51,8 +51,14 @@ def test_whitespace_collapsed_and_repeats_dropped_once():
     ((("size", "7"),), "error.size", {"value": "7", "allowed": "10, 25, 50, 100"}),
     ((("size", "x"),), "error.not_integer", {"param": "size", "value": "x"}),
     ((("sort", "random"),), "error.sort", {"value": "random", "allowed": "relevance, year, title"}),
-    ((("year", "abc"),), "error.year", {"value": "abc"}),
-    ((("year", "123456"),), "error.year_range", {"value": "123456", "low": 1, "high": 9999}),
+    ((("year", "abc"),), "error.not_integer", {"param": "year", "value": "abc"}),
+    ((("year", "123456"),), "error.out_of_range", {"param": "year", "value": "123456", "low": 1, "high": 9999}),
+    ((("year_from", "0"),), "error.out_of_range", {"param": "year_from", "value": "0", "low": 1, "high": 9999}),
+    ((("year_to", "x"),), "error.not_integer", {"param": "year_to", "value": "x"}),
+    ((("year_from", "2023"), ("year_to", "2020")), "error.range_order",
+     {"param_from": "year_from", "param_to": "year_to", "low": 2023, "high": 2020}),
+    (tuple(("venue", f"v{i}") for i in range(MAX_FILTER_VALUES + 1)), "error.too_many_values",
+     {"param": "venue", "limit": MAX_FILTER_VALUES}),
     ((("subarea", "Nonsense"),), "error.subarea", {"value": "Nonsense"}),
     ((("subarea", " > Theory"),), "error.subarea", {"value": " > Theory"}),
     ((("area", "a" * (MAX_FILTER_LENGTH + 1)),), "error.filter_too_long",
@@ -77,3 +83,22 @@ def test_suggest_prefix():
     assert ARGS.suggest(MultiDict()) == ""
     with pytest.raises(ParamError, match=r"error\.query_too_long"):
         ARGS.suggest(MultiDict([("q", "x" * (CONFIG["max_query_length"] + 1))]))
+
+
+def test_facets_from_the_config():
+    p = parse(("venue", " ICLR "), ("venue", "NeurIPS"), ("venue", "ICLR"), ("year", "2021"), ("year_from", "2020"),
+              ("year_to", "2023"))
+    assert p.filters == {"venue": ["ICLR", "NeurIPS"], "year": ["2021"]}
+    assert p.ranges == {"year_from": 2020, "year_to": 2023}
+    assert parse(("year_to", "2023")).ranges == {"year_to": 2023}
+
+
+def test_the_page_offers_page_sizes_the_api_any_size_up_to_the_largest():
+    largest = max(CONFIG["page_sizes"])
+    assert error(("size", "7")).key == "error.size"
+    for size in (1, 7, largest):
+        assert ARGS.search(MultiDict([("size", str(size))]), api=True).size == size
+    for size in ("0", str(largest + 1)):
+        with pytest.raises(ParamError) as info:
+            ARGS.search(MultiDict([("size", size)]), api=True)
+        assert (info.value.key, info.value.values) == ("error.size_range", {"value": size, "high": largest})

@@ -5,10 +5,12 @@ import json
 import pytest
 
 from papersearch.index_definition import search_config
+from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import query_builders as qb
 from webapp.services import request_parts as rp
+from webapp.services.facets import facets
 from webapp.services.query_parser import Clause, parse_query
 
 CONFIG = search_config()
@@ -177,16 +179,44 @@ def test_topic_filter_subarea_narrows_its_area():
 
 
 def test_facets_are_disjunctive():
-    params = SearchParams(areas=["Theory"], years=[2020, 2021])
+    params = SearchParams(areas=["Theory"], filters={"year": ["2020", "2021"]})
     body = qb.search_body(parse_query("graph"), params, CONFIG)
     topic_f = {"terms": {"topic_area": ["Theory"]}}
-    year_f = {"terms": {"year": [2020, 2021]}}
+    year_f = {"terms": {"year": ["2020", "2021"]}}
     assert body["post_filter"] == {"bool": {"filter": [topic_f, year_f]}}
     # each facet is counted under the other facets' filters only
     assert body["aggs"]["topic"]["filter"] == {"bool": {"filter": [year_f]}}
     assert body["aggs"]["year"]["filter"] == {"bool": {"filter": [topic_f]}}
     # filters never touch the scoring query
     assert "terms" not in query_types(body["query"])
+
+
+def test_venue_facet_and_year_range_come_from_the_config():
+    params = SearchParams(filters={"venue": ["ICLR", "ICML"]}, ranges={"year_from": 2021, "year_to": 2023})
+    filters = fq.facet_filters(params, CONFIG)
+    assert filters == {"venue": {"terms": {"venue": ["ICLR", "ICML"]}},
+                       "year": {"range": {"year": {"gte": 2021, "lte": 2023}}}}
+    both = fq.facet_filters(SearchParams(filters={"year": ["2020"]}, ranges={"year_from": 2019}), CONFIG)["year"]
+    assert both == {"bool": {"filter": [{"terms": {"year": ["2020"]}}, {"range": {"year": {"gte": 2019}}}]}}
+    aggs = fq.aggregations(CONFIG, filters)
+    assert aggs["venue"]["aggs"]["values"]["terms"] == {"field": "venue", "size": 30, "exclude": [""]}
+    assert aggs["venue"]["filter"] == {"bool": {"filter": [filters["year"]]}}  # disjunctive
+    assert aggs["year"]["aggs"]["span"] == {"stats": {"field": "year"}}  # the range inputs' placeholders
+    assert "span" not in aggs["venue"]["aggs"]
+
+
+def test_facet_values_and_range_from_buckets():
+    params = SearchParams(filters={"year": ["2021"]}, ranges={"year_to": 2023})
+    aggs = {"year": {"values": {"buckets": [{"key": 2020, "doc_count": 4}, {"key": 2023, "doc_count": 2}]},
+                     "span": {"min": 2019.0, "max": 2024.0}},
+            "venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 6}]}}}
+    by_name = {f.name: f for f in facets(aggs, params, CONFIG, Taxonomy.load())}
+    year = by_name["year"]
+    assert [(v.value, v.count, v.selected) for v in year.values] == [("2023", 2, False), ("2021", 0, True),
+                                                                      ("2020", 4, False)]
+    assert year.range.model_dump() == {"param_from": "year_from", "param_to": "year_to", "low": None, "high": 2023,
+                                       "min": 2019, "max": 2024}
+    assert by_name["venue"].range is None and by_name["venue"].values[0].value == "ICLR"
 
 
 def test_topic_aggregation_is_hierarchical():
@@ -239,9 +269,9 @@ def test_spelling_check_only_for_latin_words():
 
 
 def test_count_body_includes_filters():
-    params = SearchParams(years=[2020])
+    params = SearchParams(filters={"year": ["2020"]})
     body = qb.count_body(parse_query("graph"), params, CONFIG)
-    assert body["query"]["bool"]["filter"] == [{"terms": {"year": [2020]}}]
+    assert body["query"]["bool"]["filter"] == [{"terms": {"year": ["2020"]}}]
 
 
 def test_completion_and_more_like_this():

@@ -38,14 +38,14 @@ def test_relax_only_below_the_threshold():
 
 def test_relaxed_body_ranks_papers_with_every_word_first_and_counts_them():
     parsed = parse_query("Lookaheda-Bounded Q-learning")
-    params = SearchParams(q=parsed.to_string(), years=[2020])
+    params = SearchParams(q=parsed.to_string(), filters={"year": ["2020"]})
     body = qb.search_body(parsed, params, CONFIG, fuzzy=True, relaxed=True)
     relaxed, = body["query"]["bool"]["must"]
     tier, = body["query"]["bool"]["should"]
     all_words = qb.text_clause(parsed.terms, CONFIG, fuzzy=True)
     assert tier == {"constant_score": {"filter": all_words, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
     assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=True, relaxed=True)
-    year = {"terms": {"year": [2020]}}
+    year = {"terms": {"year": ["2020"]}}
     assert body["aggs"][rx.ALL_WORDS_QUERY] == {"filter": {"bool": {"filter": [all_words, year]}}}
     # highlighting marks the words that matched, without the typo fallback
     assert "fuzziness" not in json.dumps(body["highlight"]["highlight_query"])

@@ -37,6 +37,21 @@ def test_filter_changes_reset_the_page():
     assert link.clear_filters() == "/?q=x"
 
 
+def test_terms_facets_and_ranges_in_urls():
+    link = links(q="x", filters={"venue": ["ICLR"], "year": ["2020"]}, ranges={"year_from": 2019, "year_to": 2022})
+    assert qs(link.toggle("venue", "NeurIPS")) == {
+        "q": ["x"], "venue": ["ICLR", "NeurIPS"], "year": ["2020"], "year_from": ["2019"], "year_to": ["2022"]}
+    assert qs(link.toggle("venue", "ICLR")) == {
+        "q": ["x"], "year": ["2020"], "year_from": ["2019"], "year_to": ["2022"]}
+    assert qs(link.toggle("year_from", 2019)) == {
+        "q": ["x"], "venue": ["ICLR"], "year": ["2020"], "year_to": ["2022"]}
+    assert link.add("venue", "ICLR") == link.page(1)  # already selected: no change
+    assert link.hidden_filters("year_from", "year_to") == [("venue", "ICLR"), ("year", "2020")]
+    assert link.clear_filters() == "/?q=x"
+    with pytest.raises(ValueError, match="unknown filter"):
+        link.toggle("colour", "red")
+
+
 def test_dropping_an_area_drops_its_subareas():
     link = links(areas=["Theory"], subareas=["Theory > Deep Learning", "Deep Learning > Theory"])
     assert qs(link.toggle("area", "Theory")) == {"subarea": ["Deep Learning > Theory"]}
@@ -60,12 +75,15 @@ def test_filter_chips_are_labelled_in_the_ui_language():
     theory = FacetValue(value="Theory", label="Theory", label_zh="理论", count=3, selected=True, children=[
         FacetValue(value="Theory > Deep Learning", label="Deep Learning", label_zh="深度学习", count=1,
                    selected=True)])
-    params = SearchParams(areas=["Theory", "Gone"], subareas=["Theory > Deep Learning"], years=[2020])
+    params = SearchParams(areas=["Theory", "Gone"], subareas=["Theory > Deep Learning"],
+                          filters={"year": ["2020"], "venue": ["ICLR"]}, ranges={"year_from": 2019})
     result = SearchResult(params=params, total=1, took_ms=1, hits=[], page_count=1,
                           facets=[Facet(name="topic", param="area", values=[theory])])
     assert selected_filters(result, CONFIG, "zh") == [
         ("area", "Theory", "理论"), ("area", "Gone", "Gone"),
-        ("subarea", "Theory > Deep Learning", "理论 › 深度学习"), ("year", "2020", "2020")]
+        ("subarea", "Theory > Deep Learning", "理论 › 深度学习"), ("venue", "ICLR", "ICLR"), ("year", "2020", "2020"),
+        ("year_from", "2019", "年份：2019 起")]
+    assert selected_filters(result, CONFIG, "en")[-1] == ("year_from", "2019", "Year from 2019")
 
 
 @pytest.mark.parametrize(("spec", "expected"), [

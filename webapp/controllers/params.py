@@ -16,12 +16,12 @@ from typing import Annotated, Any
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 from werkzeug.datastructures import MultiDict
 
+from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 
 MAX_FILTER_VALUES = 50  # per parameter; more is a malformed or hostile URL, not a person
 MAX_FILTER_LENGTH = 300
-YEARS = (1, 9999)  # a year filter is at most four digits (the index field is a short)
 # "Area > Subarea": something on both sides of the first separator.
 _SEP = re.escape(PATH_SEPARATOR.strip())
 SUBAREA_PATTERN = rf"^[^{_SEP}]*\S[^{_SEP}]*{_SEP}.*\S.*$"
@@ -68,23 +68,45 @@ def _filter(description: str, item: Any) -> Any:
                      AfterValidator(_distinct)]
 
 
-def search_args_model(config: dict[str, Any]) -> type[BaseModel]:
-    """Every parameter a search URL may carry, with the limits, patterns and defaults of config/index.json."""
+def _facet_fields(config: dict[str, Any]) -> dict[str, Any]:
+    """One repeatable parameter per terms facet of config/index.json, and from/to for a facet's range."""
+    fields: dict[str, Any] = {}
+    for facet in terms_facets(config):
+        name, limits = facet["name"], facet.get("integer")
+        if limits:
+            item: Any = Annotated[int, Field(ge=limits["min"], le=limits["max"])]
+        else:
+            item = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
+        fields[facet["param"]] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
+        if facet.get("range"):
+            bound = Annotated[int | None, Field(ge=limits["min"], le=limits["max"])] if limits else int | None
+            for side, word in (("from", "at least"), ("to", "at most")):
+                fields[facet["range"][side]] = (bound, Field(None, description=f"{name.capitalize()} {word}"))
+    return fields
+
+
+def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[BaseModel]:
+    """Every parameter a search URL may carry, with the limits, patterns and defaults of config/index.json.
+
+    The page offers `page_sizes`; with `any_size` (the API) every size from 1 to the largest is allowed."""
     sizes = tuple(int(s) for s in config["page_sizes"])
     sorts = tuple(config["sorts"])
     text = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
+    if any_size:
+        size_type: Any = Annotated[int, Field(ge=1, le=max(sizes))]
+    else:
+        size_type = Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})]
     return create_model(
-        "SearchArgs", __base__=_Args,
+        "ApiSearchArgs" if any_size else "SearchArgs", __base__=_Args,
         q=(_query(int(config["max_query_length"]),
                   'Words, "phrases", -excluded, author:"…", title:"…", abstract:…, topic:…'), ""),
         area=(_filter("Topic area (repeatable; OR within the facet)", text), []),
         subarea=(_filter('Subarea as "Area > Subarea" (repeatable)',
                          Annotated[str, Field(max_length=MAX_FILTER_LENGTH, pattern=SUBAREA_PATTERN)]), []),
-        year=(_filter("Year (repeatable)", Annotated[int, Field(ge=YEARS[0], le=YEARS[1])]), []),
+        **_facet_fields(config),
         sort=(typing.Literal[sorts], Field(config["default_sort"], description="Order of the results")),
         page=(int, Field(1, ge=1, description="Results page, from 1")),
-        size=(Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})],
-              Field(int(config["default_page_size"]), description="Results per page")),
+        size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
     )
 
 
@@ -99,12 +121,25 @@ class RequestArgs:
     def __init__(self, config: dict[str, Any]) -> None:
         self.config = config
         self.search_model = search_args_model(config)
+        self.api_search_model = search_args_model(config, any_size=True)
         self.suggest_model = suggest_args_model(config)
 
-    def search(self, args: MultiDict) -> SearchParams:
-        a = _validate(self.search_model, args, self.config)
-        return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, years=a.year, sort=a.sort, page=a.page,
-                            size=a.size)
+    def search(self, args: MultiDict, api: bool = False) -> SearchParams:
+        """The search page's parameters, or (api) the API's, which allow any page size up to the largest."""
+        a = _validate(self.api_search_model if api else self.search_model, args, self.config)
+        filters = {f["param"]: [str(v) for v in getattr(a, f["param"])] for f in terms_facets(self.config)}
+        ranges: dict[str, int] = {}
+        for facet in terms_facets(self.config):
+            spec = facet.get("range")
+            if not spec:
+                continue
+            low, high = getattr(a, spec["from"]), getattr(a, spec["to"])
+            if low is not None and high is not None and low > high:
+                raise ParamError("error.range_order", param_from=spec["from"], param_to=spec["to"], low=low,
+                                 high=high)
+            ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
+        return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
+                            ranges=ranges, sort=a.sort, page=a.page, size=a.size)
 
     def suggest(self, args: MultiDict) -> str:
         return _validate(self.suggest_model, args, self.config).q
@@ -123,6 +158,14 @@ def _validate(model: type[BaseModel], args: MultiDict, config: dict[str, Any]) -
         raise _param_error(exc.errors()[0], config) from None
 
 
+def _integer_limits(param: str, config: dict[str, Any]) -> dict[str, int]:
+    """The min/max of the integer facet a parameter (its values or a range bound) belongs to."""
+    for facet in terms_facets(config):
+        if param == facet["param"] or param in facet.get("range", {}).values():
+            return facet["integer"]
+    raise KeyError(param)
+
+
 def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
     """A pydantic error → the message a person can act on (translations/*.json)."""
     name, kind, raw = str(error["loc"][0]), error["type"], error["input"]
@@ -136,10 +179,11 @@ def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
         return ParamError("error.filter_too_long", param=name, limit=MAX_FILTER_LENGTH)
     if name == "subarea" and kind == "string_pattern_mismatch":
         return ParamError("error.subarea", value=value)
-    if name == "year":
-        if kind == "int_parsing":
-            return ParamError("error.year", value=value[:40])
-        return ParamError("error.year_range", value=value[:40], low=YEARS[0], high=YEARS[1])
+    if name == "size" and kind in ("greater_than_equal", "less_than_equal"):
+        return ParamError("error.size_range", value=value[:40], high=max(map(int, config["page_sizes"])))
+    if kind in ("greater_than_equal", "less_than_equal") and name != "page":
+        limits = _integer_limits(name, config)
+        return ParamError("error.out_of_range", param=name, value=value[:40], low=limits["min"], high=limits["max"])
     if kind == "int_parsing":
         return ParamError("error.not_integer", param=name, value=value[:40])
     if name == "page":

@@ -23,8 +23,10 @@ SIMILAR_COUNT = 5
 SUGGESTION_COUNT = 8
 
 
-def search(service: SearchService, args: MultiDict, request_args: RequestArgs) -> tuple[SearchResult, int]:
-    return service.search(request_args.search(args)), HTTPStatus.OK
+def search(service: SearchService, args: MultiDict, request_args: RequestArgs,
+           api: bool = False) -> tuple[SearchResult, int]:
+    """The page offers a few page sizes; the API (api=True) takes any from 1 to the largest."""
+    return service.search(request_args.search(args, api=api)), HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -15,7 +15,7 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 @blueprint.get("/search")
 def search():
-    result, status = controller.search(service(), request.args, request_args())
+    result, status = controller.search(service(), request.args, request_args(), api=True)
     return jsonify(to_json.result(result)), status
 
 

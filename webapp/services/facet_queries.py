@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 
@@ -33,16 +34,30 @@ def topic_filter(areas: list[str], subareas: list[str], config: dict) -> Query |
     return should[0] if len(should) == 1 else {"bool": {"should": should, "minimum_should_match": 1}}
 
 
-def year_filter(years: list[int], config: dict) -> Query | None:
-    return {"terms": {facet_config(config, "year")["field"]: years}} if years else None
+def range_filter(facet: dict, params: SearchParams) -> Query | None:
+    spec = facet.get("range")
+    if not spec:
+        return None
+    bounds = {op: params.ranges[p] for op, p in (("gte", spec["from"]), ("lte", spec["to"])) if p in params.ranges}
+    return {"range": {facet["field"]: bounds}} if bounds else None
+
+
+def terms_filter(facet: dict, params: SearchParams) -> Query | None:
+    """The selected values (OR) and, for a facet with a range, within its bounds."""
+    values = params.selected(facet["param"])
+    parts = [{"terms": {facet["field"]: values}}] if values else []
+    bounds = range_filter(facet, params)
+    if bounds:
+        parts.append(bounds)
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else {"bool": {"filter": parts}}
 
 
 def facet_filters(params: SearchParams, config: dict) -> dict[str, Query]:
     """Active filters by facet name (only facets with a selection)."""
-    filters = {
-        "topic": topic_filter(params.areas, params.subareas, config),
-        "year": year_filter(params.years, config),
-    }
+    filters = {"topic": topic_filter(params.areas, params.subareas, config)}
+    filters |= {f["name"]: terms_filter(f, params) for f in terms_facets(config)}
     return {name: f for name, f in filters.items() if f is not None}
 
 
@@ -71,10 +86,14 @@ def topic_aggregation(config: dict, filters: dict[str, Query]) -> Query:
 
 
 def terms_aggregation(facet: dict, filters: dict[str, Query]) -> Query:
-    return {
-        "filter": _except(filters, facet["name"]),
-        "aggs": {"values": {"terms": {"field": facet["field"], "size": facet["size"]}}},
-    }
+    """The facet's values with counts; for a facet with a range also the span of its values."""
+    terms: Query = {"field": facet["field"], "size": facet["size"]}
+    if "integer" not in facet:
+        terms["exclude"] = [""]  # papers without a venue store "" (indexer/models.py): not a value to offer
+    aggs: Query = {"values": {"terms": terms}}
+    if facet.get("range"):
+        aggs["span"] = {"stats": {"field": facet["field"]}}
+    return {"filter": _except(filters, facet["name"]), "aggs": aggs}
 
 
 def aggregations(config: dict, filters: dict[str, Query]) -> Query:

@@ -5,18 +5,32 @@ from __future__ import annotations
 from typing import Any
 
 from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
-from webapp.domain import Facet, FacetValue, SearchParams
+from webapp.domain import Facet, FacetRange, FacetValue, SearchParams
 
 
 def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: Taxonomy) -> list[Facet]:
     out = []
     for facet in config["facets"]:
-        buckets = aggs.get(facet["name"], {}).get("values", {}).get("buckets", [])
+        agg = aggs.get(facet["name"], {})
+        buckets = agg.get("values", {}).get("buckets", [])
         if facet["type"] == "hierarchy":
             out.append(topic_facet(facet, buckets, params, taxonomy))
         else:
-            out.append(terms_facet(facet, buckets, [str(y) for y in params.years]))
+            out.append(terms_facet(facet, buckets, params.selected(facet["param"]),
+                                   facet_range(facet, agg.get("span", {}), params)))
     return out
+
+
+def facet_range(facet: dict, span: dict[str, Any], params: SearchParams) -> FacetRange | None:
+    spec = facet.get("range")
+    if not spec:
+        return None
+
+    def whole(value: float | None) -> int | None:
+        return None if value is None else int(value)
+
+    return FacetRange(param_from=spec["from"], param_to=spec["to"], low=params.ranges.get(spec["from"]),
+                      high=params.ranges.get(spec["to"]), min=whole(span.get("min")), max=whole(span.get("max")))
 
 
 def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Taxonomy) -> Facet:
@@ -54,12 +68,12 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
     return Facet(name=facet["name"], param=facet["levels"][0]["param"], values=values)
 
 
-def terms_facet(facet: dict, buckets: list[dict], selected: list[str]) -> Facet:
+def terms_facet(facet: dict, buckets: list[dict], selected: list[str], span: FacetRange | None = None) -> Facet:
     values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
                          count=b["doc_count"], selected=str(b["key"]) in selected) for b in buckets]
     values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True)
                for v in selected if v not in {x.value for x in values}]
     # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
-    if values and all(v.value.isdigit() for v in values):
+    if "integer" in facet:
         values.sort(key=lambda v: int(v.value), reverse=True)
-    return Facet(name=facet["name"], param=facet["param"], values=values)
+    return Facet(name=facet["name"], param=facet["param"], values=values, range=span)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import FacetValue, SearchResult
-from webapp.i18n import pick
+from webapp.i18n import pick, translate
 
 DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
 
@@ -21,7 +22,7 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
     """(param, value, label in the UI language) for every active filter, in URL order.
 
     Labels come from the facet values; a value the facets did not return (no matches left) is shown
-    as given, so it can still be removed.
+    as given, so it can still be removed. A range bound reads "Year from 2020" / "Year until 2023".
     """
     children = child_params(config)
     labels: dict[tuple[str, str], str] = {}
@@ -38,5 +39,13 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
     out = [("area", a, labels.get(("area", a), a)) for a in p.areas]
     out += [("subarea", s, labels.get(("subarea", s), s.replace(PATH_SEPARATOR, DISPLAY_SEPARATOR)))
             for s in p.subareas]
-    out += [("year", str(y), labels.get(("year", str(y)), str(y))) for y in p.years]
+    for facet in terms_facets(config):
+        param = facet["param"]
+        out += [(param, v, labels.get((param, v), v)) for v in p.selected(param)]
+    for facet in terms_facets(config):
+        for side, param in facet.get("range", {}).items():
+            if param in p.ranges:
+                name = translate(lang, f"facet.{facet['name']}")
+                out.append((param, str(p.ranges[param]), translate(lang, f"filters.range_{side}", name=name,
+                                                                   value=p.ranges[param])))
     return out

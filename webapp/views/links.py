@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 from flask import url_for
 
+from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams, Suggestion
 
@@ -21,18 +22,35 @@ class SearchLinks:
         self.default_sort: str = config["default_sort"]
         self.default_size = int(config["default_page_size"])
         self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
+        facets = terms_facets(config)
+        self.terms_params = [f["param"] for f in facets]  # in config order, so URLs are stable
+        self.range_params = [f["range"][side] for f in facets if f.get("range") for side in ("from", "to")]
 
-    def _url(self, *, q: str | None = None, areas: Iterable[str] | None = None,
-             subareas: Iterable[str] | None = None, years: Iterable[int] | None = None,
-             sort: str | None = None, page: int = 1, size: int | None = None, lang: str | None = None) -> str:
+    def filter_pairs(self, *, areas: Iterable[str] | None = None, subareas: Iterable[str] | None = None,
+                     filters: dict[str, list[str]] | None = None, ranges: dict[str, int] | None = None,
+                     ) -> list[tuple[str, str | int]]:
+        """The URL parameters of the filters: the current ones, or those given instead."""
+        p = self.params
+        filters = p.filters if filters is None else filters
+        ranges = p.ranges if ranges is None else ranges
+        pairs: list[tuple[str, str | int]] = [("area", a) for a in (p.areas if areas is None else areas)]
+        pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
+        pairs += [(param, v) for param in self.terms_params for v in filters.get(param, [])]
+        pairs += [(param, ranges[param]) for param in self.range_params if param in ranges]
+        return pairs
+
+    def hidden_filters(self, *without: str) -> list[tuple[str, str | int]]:
+        """The current filters as form fields, except the parameters named (the ones a form sets itself)."""
+        return [(k, v) for k, v in self.filter_pairs() if k not in without]
+
+    def _url(self, *, q: str | None = None, sort: str | None = None, page: int = 1, size: int | None = None,
+             lang: str | None = None, **filters) -> str:
         p = self.params
         pairs: list[tuple[str, str | int]] = []
         query = p.q if q is None else q
         if query:
             pairs.append(("q", query))
-        pairs += [("area", a) for a in (p.areas if areas is None else areas)]
-        pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
-        pairs += [("year", y) for y in (p.years if years is None else years)]
+        pairs += self.filter_pairs(**filters)
         sort = sort or p.sort
         if sort != self.default_sort:
             pairs.append(("sort", sort))
@@ -69,7 +87,8 @@ class SearchLinks:
     # --- filters -----------------------------------------------------------------------------------
 
     def toggle(self, param: str, value: str | int) -> str:
-        """Add the value to the filter, or remove it when already selected (facet checkboxes)."""
+        """Add the value to the filter, or remove it when already selected (facet checkboxes); a range
+        bound (year_from …) is only ever removed (its chip)."""
         p = self.params
         if param == "area":
             if value in p.areas:
@@ -82,21 +101,23 @@ class SearchLinks:
             if value in p.subareas:
                 return self._url(subareas=[s for s in p.subareas if s != value])
             return self._url(subareas=[*p.subareas, str(value)])
-        if param == "year":
-            year = int(value)
-            if year in p.years:
-                return self._url(years=[y for y in p.years if y != year])
-            return self._url(years=[*p.years, year])
+        if param in self.terms_params:
+            selected = p.selected(param)
+            value = str(value)
+            values = [v for v in selected if v != value] if value in selected else [*selected, value]
+            return self._url(filters={**p.filters, param: values})
+        if param in self.range_params:
+            return self._url(ranges={k: v for k, v in p.ranges.items() if k != param})
         raise ValueError(f"unknown filter {param!r}")
 
     def add(self, param: str, value: str | int) -> str:
         """Filter on the value (topic chips on results): never removes."""
-        selected = {"area": self.params.areas, "subarea": self.params.subareas,
-                    "year": self.params.years}[param]
-        return self._url() if value in selected else self.toggle(param, value)
+        p = self.params
+        selected = {"area": p.areas, "subarea": p.subareas}.get(param, p.selected(param))
+        return self._url() if str(value) in selected else self.toggle(param, value)
 
     def clear_filters(self) -> str:
-        return self._url(areas=[], subareas=[], years=[])
+        return self._url(areas=[], subareas=[], filters={}, ranges={})
 
 
 def suggestion_url(suggestion: Suggestion) -> str:
