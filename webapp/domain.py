@@ -75,6 +75,7 @@ class Hit(BaseModel):
     snippet_html: str = ""  # abstract fragments with matches marked; else the start of the abstract
     abstract: str = ""
     abstract_zh: str = ""
+    keywords: list[str] = []
     year: int | None = None
     venue: str | None = None
     url: str | None = None

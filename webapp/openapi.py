@@ -11,9 +11,12 @@ from pydantic.json_schema import models_json_schema
 
 from papersearch.text import MAX_ID_BYTES
 from webapp.controllers.params import RequestArgs
+from webapp.serializers import bibtex, ris
 from webapp.serializers.json import BODIES
 
 REF = "#/components/schemas/{model}"
+_ID = {"name": "id", "in": "path", "required": True,
+       "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES}}
 
 
 def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -56,10 +59,17 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                               "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
-                "parameters": [{"name": "id", "in": "path", "required": True,
-                                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES}}],
+                "parameters": [_ID],
                 "responses": {"200": _body("The paper", "Paper"), "404": _body("No such paper", "Error"),
                               **too_long, "429": limited, "503": unavailable}}},
+            "/api/papers/{id}/citation": {"get": {
+                "operationId": "getCitation", "summary": "One paper as BibTeX or RIS, as a download",
+                "parameters": [_ID, *query_parameters(request_args.citation_model)],
+                "responses": {"200": {"description": "The citation (UTF-8), named after its key",
+                                      "content": {bibtex.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}},
+                                                  ris.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}}}},
+                              "400": bad, "404": _body("No such paper", "Error"), **too_long, "429": limited,
+                              "503": unavailable}}},
             "/api/suggest": {"get": {
                 "operationId": "suggest", "summary": "Title and author completions for a prefix",
                 "parameters": query_parameters(request_args.suggest_model),

@@ -24,6 +24,7 @@ ICLR = paper(
 CHINESE = paper(
     id="csl-dev-0", title_zh="一种基于平方和优化的飞行器大角度机动镇定控制器设计方法",
     abstract_zh="采用修正的Rodrigues参数(MRP),建立了飞行器姿态控制系统的数学模型。", venue="兵器科学与技术",
+    keywords=["平方和优化", "Lyapunov函数"],
 )
 
 
@@ -70,6 +71,7 @@ def test_bibtex_of_a_chinese_paper_keeps_the_text():
     assert "  author = {{张三} and {李四} and others},\n" in entry
     assert "  title = {大语言模型的对齐},\n" in entry and "  abstract = {我们研究对齐。}\n" in entry
     assert bibtex.to_bibtex(CHINESE).count("{") == bibtex.to_bibtex(CHINESE).count("}")
+    assert "  keywords = {平方和优化, Lyapunov函数},\n" in bibtex.to_bibtex(CHINESE)
 
 
 def test_bibtex_braces_names_bibtex_would_split():
@@ -95,6 +97,7 @@ def test_ris_of_a_chinese_paper():
     record = ris.to_ris(CHINESE)
     assert "TY  - CPAPER\r\nID  - yizhong\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
     assert "T2  - 兵器科学与技术\r\n" in record and "AB  - 采用修正的Rodrigues参数(MRP)," in record
+    assert "KW  - 平方和优化\r\nKW  - Lyapunov函数\r\n" in record
     assert "PY" not in record and "AU" not in record  # nothing invented
     both = ris.to_ris(paper(title="Alignment", title_zh="对齐", authors=["王五"]))
     assert "TI  - Alignment\r\nTT  - 对齐\r\nAU  - 王五\r\n" in both

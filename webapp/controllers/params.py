@@ -19,6 +19,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
+from webapp.serializers.citation import FORMATS as CITATION_FORMATS
 
 MAX_FILTER_VALUES = 50  # per parameter; more is a malformed or hostile URL, not a person
 MAX_FILTER_LENGTH = 300
@@ -110,6 +111,11 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
     )
 
 
+def citation_args_model() -> type[BaseModel]:
+    return create_model("CitationArgs", __base__=_Args,
+                        format=(typing.Literal[CITATION_FORMATS], Field("bibtex", description="Citation format")))
+
+
 def suggest_args_model(config: dict[str, Any]) -> type[BaseModel]:
     return create_model("SuggestArgs", __base__=_Args,
                         q=(_query(int(config["max_query_length"]), "The prefix typed so far"), ""))
@@ -123,6 +129,7 @@ class RequestArgs:
         self.search_model = search_args_model(config)
         self.api_search_model = search_args_model(config, any_size=True)
         self.suggest_model = suggest_args_model(config)
+        self.citation_model = citation_args_model()
 
     def search(self, args: MultiDict, api: bool = False) -> SearchParams:
         """The search page's parameters, or (api) the API's, which allow any page size up to the largest."""
@@ -143,6 +150,9 @@ class RequestArgs:
 
     def suggest(self, args: MultiDict) -> str:
         return _validate(self.suggest_model, args, self.config).q
+
+    def citation_format(self, args: MultiDict) -> str:
+        return _validate(self.citation_model, args, self.config).format
 
 
 def _validate(model: type[BaseModel], args: MultiDict, config: dict[str, Any]) -> Any:
@@ -192,4 +202,6 @@ def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
+    if name == "format":
+        return ParamError("error.citation_format", value=value[:40], allowed=", ".join(CITATION_FORMATS))
     return ParamError("error.invalid", param=".".join(map(str, error["loc"])), detail=error["msg"])

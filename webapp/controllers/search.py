@@ -15,6 +15,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.text import MAX_ID_BYTES
 from webapp.controllers.params import RequestArgs
 from webapp.domain import Hit, SearchResult, Suggestion
+from webapp.serializers.cite import Citation, cite
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)
@@ -37,6 +38,18 @@ def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:
     if hit is None:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
     return {"paper": hit, "similar": service.similar(paper_id, size=SIMILAR_COUNT)}, HTTPStatus.OK
+
+
+def citation(service: SearchService, paper_id: str, args: MultiDict,
+             request_args: RequestArgs) -> tuple[Citation | None, int]:
+    """One paper as a citation in the format asked for; None (404) when there is no such paper."""
+    fmt = request_args.citation_format(args)
+    if not paper_id or len(paper_id.encode()) > MAX_ID_BYTES:
+        return None, HTTPStatus.NOT_FOUND
+    hit = service.get_paper(paper_id)
+    if hit is None:
+        return None, HTTPStatus.NOT_FOUND
+    return cite(hit, fmt), HTTPStatus.OK
 
 
 def suggest(service: SearchService, args: MultiDict, request_args: RequestArgs) -> tuple[list[Suggestion], int]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
 from webapp import openapi
 from webapp.controllers import search as controller
@@ -25,6 +25,17 @@ def paper(paper_id: str):
     if data["paper"] is None:
         return error_response(404, "error.no_paper", id=paper_id[:200])
     return jsonify(to_json.paper(data["paper"], data["similar"])), status
+
+
+@blueprint.get("/papers/<path:paper_id>/citation")
+def citation(paper_id: str):
+    """BibTeX or RIS (?format=), as a download named after the citation key."""
+    found, status = controller.citation(service(), paper_id, request.args, request_args())
+    if found is None:
+        return error_response(404, "error.no_paper", id=paper_id[:200])
+    response = Response(found.text, status=status, content_type=found.media_type)
+    response.headers["Content-Disposition"] = f'attachment; filename="{found.filename}"'
+    return response
 
 
 @blueprint.get("/suggest")

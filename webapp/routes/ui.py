@@ -7,6 +7,7 @@ from flask import Blueprint, abort, render_template, request, url_for
 from webapp import i18n
 from webapp.controllers import search as controller
 from webapp.routes import request_args, search_config, service
+from webapp.serializers.bibtex import to_bibtex
 from webapp.views import facets
 from webapp.views.links import SearchLinks
 
@@ -28,4 +29,4 @@ def paper(paper_id: str):
     data, status = controller.paper(service(), paper_id)
     if data["paper"] is None:
         abort(404)
-    return render_template("paper.html", config=search_config(), **data), status
+    return render_template("paper.html", config=search_config(), bibtex=to_bibtex(data["paper"]), **data), status

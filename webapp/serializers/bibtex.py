@@ -47,6 +47,7 @@ def to_bibtex(paper: Hit) -> str:
         ("booktitle", escape(paper.venue or "")),
         ("year", str(paper.year or "")),
         ("url", paper.url or ""),
+        ("keywords", ", ".join(escape(k) for k in paper.keywords if k.strip())),
         ("abstract", escape(cited_abstract(paper))),
     ]
     kind = "inproceedings" if paper.venue else "misc"

@@ -20,6 +20,7 @@ _KEY_STOPWORDS = frozenset((
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9_:-]+")
 CJK_KEY_CHARS = 2  # a Chinese title word in the key: the pinyin of its first two characters
+FORMATS = ("bibtex", "ris")  # the modules beside this one; cite.py renders them
 
 
 def cited_title(paper: Hit) -> str:

@@ -20,7 +20,8 @@ def to_ris(paper: Hit) -> str:
     if paper.title and paper.title_zh:
         tags.append(("TT", paper.title_zh))  # translated title
     tags += [("AU", family_first(a)) for a in paper.authors if a.strip()]
-    tags += [("T2", paper.venue or ""), ("PY", str(paper.year or "")), ("AB", cited_abstract(paper)),
-             ("UR", paper.url or ""), ("L1", paper.pdf_url or "")]
+    tags += [("T2", paper.venue or ""), ("PY", str(paper.year or "")), ("AB", cited_abstract(paper))]
+    tags += [("KW", k) for k in paper.keywords]
+    tags += [("UR", paper.url or ""), ("L1", paper.pdf_url or "")]
     lines = [f"{tag}  - {normalize_text(value)}" for tag, value in tags if value and value.strip()]
     return EOL.join([*lines, "ER  - ", ""])

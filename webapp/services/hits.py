@@ -89,6 +89,7 @@ def to_hit(raw: dict[str, Any], taxonomy: Taxonomy, *, full_abstract: bool = Fal
         snippet_html=snippet,
         abstract=source.get("abstract") or "",
         abstract_zh=source.get("abstract_zh") or "",
+        keywords=source.get("keywords") or [],
         year=source.get("year"),
         venue=source.get("venue") or None,
         url=source.get("url"),

@@ -1,5 +1,5 @@
 /* PaperSearch progressive enhancement. Everything works without it: forms submit, filters are links.
-   Adds: auto-submit of sort/size selects, Space on checkbox links, and search-box autocomplete
+   Adds: auto-submit of sort/size selects, Space on checkbox links, copy buttons, and search-box autocomplete
    (ARIA 1.2 combobox + listbox, keyboard: ↓/↑ move, Enter choose, Escape close). */
 (function () {
   "use strict";
@@ -26,9 +26,38 @@
       });
     });
 
+    // Copy buttons (the citation on the paper page): copy the text of the element named by data-copy.
+    document.querySelectorAll("button[data-copy]").forEach(function (button) {
+      button.addEventListener("click", function () { copyText(button); });
+    });
+
     var input = document.getElementById("q");
     if (input && input.dataset.suggestUrl && window.fetch) autocomplete(input);
   });
+
+  function copyText(button) {
+    var source = document.getElementById(button.dataset.copy);
+    var status = document.getElementById("cite-status");
+    function say(message) { if (status) status.textContent = message; }
+    if (!source) return;
+    if (!navigator.clipboard || !navigator.clipboard.writeText) {
+      selectText(source);
+      say(button.dataset.failed);
+      return;
+    }
+    navigator.clipboard.writeText(source.textContent).then(
+      function () { say(button.dataset.copied); },
+      function () { selectText(source); say(button.dataset.failed); }
+    );
+  }
+
+  function selectText(element) {
+    var range = document.createRange();
+    range.selectNodeContents(element);
+    var selection = window.getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
 
   function autocomplete(input) {
     var list = document.createElement("ul");
