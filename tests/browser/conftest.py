@@ -6,9 +6,11 @@ import shutil
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from support import loaded_alias
 from werkzeug.serving import make_server
 
 from webapp import create_app
@@ -19,9 +21,13 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture(scope="session")
-def live_server(cluster, sample_alias) -> Iterator[str]:
-    app = create_app(cluster.settings(sample_alias), rate_limit="off")
+VENUE_PAPERS = Path(__file__).resolve().parents[1] / "fixtures" / "venue-papers.jsonl"
+
+
+@contextmanager
+def serving(cluster, alias: str) -> Iterator[str]:
+    """The app over `alias` on a loopback port, once it answers a search."""
+    app = create_app(cluster.settings(alias), rate_limit="off")
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -38,6 +44,20 @@ def live_server(cluster, sample_alias) -> Iterator[str]:
     finally:
         server.shutdown()
         thread.join(5)
+
+
+@pytest.fixture(scope="session")
+def live_server(cluster, sample_alias) -> Iterator[str]:
+    with serving(cluster, sample_alias) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def venue_server(cluster) -> Iterator[str]:
+    """Papers with venues and years (tests/fixtures/venue-papers.jsonl) for the venue facet, the year range
+    and citations; the shipped sample has neither venues nor years."""
+    with loaded_alias(cluster, "paperstest_venues", [VENUE_PAPERS]) as (name, _), serving(cluster, name) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

@@ -365,9 +365,9 @@ def test_citation_download_bibtex_and_ris(client):
     assert "  title = {基于大语言模型的中文学术论文检索},\n" in text and "  booktitle = {中文信息学报},\n" in text
     r = client.get("/api/papers/xss-abstract/citation?format=ris")
     assert r.mimetype == "application/x-research-info-systems"
-    assert r.headers["Content-Disposition"] == 'attachment; filename="example2023cross.ris"'
+    assert r.headers["Content-Disposition"] == 'attachment; filename="example2023crosssite.ris"'
     lines = r.get_data(as_text=True).split("\r\n")
-    assert lines[:3] == ["TY  - CPAPER", "ID  - example2023cross", "TI  - Cross-site scripting in paper abstracts"]
+    assert lines[:3] == ["TY  - CPAPER", "ID  - example2023crosssite", "TI  - Cross-site scripting in paper abstracts"]
     assert "AU  - Example, Mallory" in lines and "L1  - https://example.org/xss.pdf" in lines
     assert "AB  - We show that <script>alert('xss')</script> inside an abstract must be escaped by every " \
            "search engine that displays it." in lines  # a download, never rendered as HTML
@@ -383,7 +383,7 @@ def test_paper_page_offers_the_citation(client):
     assert 'href="/api/papers/xss-abstract/citation?format=bibtex" download' in html
     assert 'href="/api/papers/xss-abstract/citation?format=ris" download' in html
     pre = re.search(r'<pre id="cite-bibtex"[^>]*>(.*?)</pre>', html, re.S).group(1)
-    assert pre.startswith("@inproceedings{example2023cross,")
+    assert pre.startswith("@inproceedings{example2023crosssite,")
     assert "&lt;script&gt;" in pre and "<script>alert" not in html  # escaped in the page
     assert 'data-copy="cite-bibtex"' in html and "<script>" not in html.split("</head>")[1].replace(
         '<script src="', "")  # no inline script: the copy button's code is in static/app.js

@@ -33,6 +33,7 @@ def test_key_is_surname_year_and_first_significant_title_word():
     assert citation_key(paper(title="On the Theory of GANs", authors=["Ze'ev Zukerman"], year=2021)) == \
         "zukerman2021theory"
     assert citation_key(paper(title="A Study", authors=["张三"], year=2022)) == "zhang2022study"
+    assert citation_key(paper(title="Q&A over tables", authors=["E. Dijkstra"], year=2023)) == "dijkstra2023qa"
 
 
 def test_key_of_a_chinese_paper_is_ascii():

@@ -51,7 +51,9 @@ def citation_key(paper: Hit) -> str:
     if has_cjk(title[:CJK_KEY_CHARS]):
         word = "".join(_ascii_words(title[:CJK_KEY_CHARS]))
     else:
-        word = next((w for w in _ascii_words(title) if w.casefold() not in _KEY_STOPWORDS), "")
+        # a title word as written, without its punctuation: "Q&A" → "qa", "Self-Supervised" → "selfsupervised"
+        words = ("".join(_ascii_words(w)) for w in title.split())
+        word = next((w for w in words if w and w.casefold() not in _KEY_STOPWORDS), "")
     if not (author or word):
         return _KEY_SAFE.sub("-", paper.id).strip("-") or "paper"
     return f"{author}{paper.year or ''}{word}".casefold()
