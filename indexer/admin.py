@@ -26,6 +26,7 @@ from indexer import operations, versions
 from indexer.build_lock import BuildLock, LockBusy
 from indexer.readers import SourceError
 from indexer.rejects import RejectsWriter
+from papersearch.concepts import GlossaryError
 from papersearch.es import make_client
 from papersearch.paths import local_dir
 from papersearch.settings import Settings
@@ -153,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(**({"PAPERSEARCH_ALIAS": args.alias} if args.alias else {}))
     try:
         return run(args, settings)
-    except SourceError as exc:
+    except (SourceError, GlossaryError) as exc:
         print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
     except LockBusy as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)

@@ -140,6 +140,9 @@ def key(spelling: Spelling) -> str:
     return " ".join(spelling).lower()
 
 
-def form_key(form: str) -> str:
-    """What two English forms must share to be the same form: lowercase words, head in singular."""
-    return min(key(s) for s in spellings(form)) if words(form) else ""
+def form_key(form: str, cased: bool = False) -> str:
+    """One key for all spellings of a form: lowercase, or with acronyms as written (`cased`)."""
+    variants = spellings(form)
+    if not variants:
+        return ""
+    return min(" ".join(s) if cased else key(s) for s in variants)

@@ -15,10 +15,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from papersearch.concepts import english
+from papersearch.index_definition import concepts_config
 from papersearch.paths import config_dir
 from papersearch.text import CJK_RUN
 
-GLOSSARY_FILE = "concepts.tsv"
 KINDS = frozenset({"topic", "method", "model", "task", "technique", "theory", "evaluation", "data", "general",
                    "domain"})
 FLAGS = frozenset({"", "ambiguous"})
@@ -73,10 +73,13 @@ class Glossary:
         return {c.id: c for c in self.concepts}
 
 
-def form_key(form: str, language: str) -> str:
-    """What two forms must share to be "the same form": lowercase words with the head noun in the
-    singular (English), lowercase text (Chinese)."""
-    return form.lower() if language == "zh" else english.form_key(form)
+def form_key(form: str, language: str, cased: bool = False) -> str:
+    """What two forms must share to be "the same form": words with the head noun in one number
+    (English), the text (Chinese); lowercase, or with acronyms as written (`cased`: "LiDAR" and
+    "lidar" are different forms of one concept, since papers compare acronyms case-sensitively)."""
+    if language == "zh":
+        return form.lower()
+    return english.form_key(form, cased)
 
 
 def _split_forms(value: str, language: str, where: str, problems: list[str]) -> tuple[str, ...]:
@@ -90,7 +93,7 @@ def _split_forms(value: str, language: str, where: str, problems: list[str]) -> 
         if problem:
             problems.append(f"{where}: {language}: form {form!r}: {problem}")
             continue
-        key = form_key(form, language)
+        key = form_key(form, language, cased=True)
         if key in seen:
             problems.append(f"{where}: {language}: form {form!r}: repeats another form of the same concept")
             continue
@@ -151,21 +154,21 @@ def _cross_checks(concepts: list[Concept], path: str, problems: list[str]) -> No
             problems.append(f"{path}:{c.line}: id: {c.id!r} already defined on line {first_line[c.id]}")
         else:
             first_line[c.id] = c.line
-    owners: dict[tuple[str, str], list[tuple[Concept, str]]] = defaultdict(list)
+    owners: dict[tuple[str, str], dict[str, tuple[Concept, str]]] = defaultdict(dict)
     for c in concepts:
         for language, forms in (("en", c.en), ("zh", c.zh)):
             for form in forms:
-                owners[(language, form_key(form, language))].append((c, form))
+                owners[(language, form_key(form, language))].setdefault(c.id, (c, form))
     for (language, _), found in owners.items():
-        if len(found) < 2 or all(c.ambiguous for c, _ in found):
+        if len(found) < 2 or all(c.ambiguous for c, _ in found.values()):
             continue
-        first, _ = found[0]
-        for other, form in found[1:]:
+        (first, _), *others = found.values()
+        for other, form in others:
             problems.append(f"{path}:{other.line}: {language}: form {form!r} also belongs to {first.id!r} "
                             f"(line {first.line}); merge the concepts or flag both 'ambiguous'")
 
 
-def parse(text: str, path: str = GLOSSARY_FILE) -> Glossary:
+def parse(text: str, path: str = "concepts.tsv") -> Glossary:
     """Parse and validate glossary text; GlossaryError lists every problem found."""
     problems: list[str] = []
     concepts: list[Concept] = []
@@ -183,8 +186,12 @@ def parse(text: str, path: str = GLOSSARY_FILE) -> Glossary:
     return Glossary(tuple(concepts), path)
 
 
+def default_path() -> Path:
+    return config_dir() / concepts_config()["glossary"]
+
+
 def load(path: str | Path | None = None) -> Glossary:
-    path = Path(path) if path else config_dir() / GLOSSARY_FILE
+    path = Path(path) if path else default_path()
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:

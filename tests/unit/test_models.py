@@ -169,5 +169,16 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "heading",
         "suggest",
         "topic_known",
+        "concepts",
     }
     assert set(doc) == expected
+
+
+def test_document_carries_the_concepts_the_paper_names_in_either_language(taxonomy: Taxonomy) -> None:
+    paper = Paper(title="Contrastive learning for graph neural networks", abstract_zh="我们研究联邦学习。",
+                  keywords=["knowledge distillation"])
+    doc = to_document(paper, taxonomy)
+    assert set(doc["concepts"]) >= {"contrastive_learning", "graph_neural_network", "federated_learning",
+                                    "knowledge_distillation"}
+    assert "neural_network" not in doc["concepts"]
+    assert to_document(Paper(title="An organ atlas"), taxonomy)["concepts"] == []
