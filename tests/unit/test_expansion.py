@@ -1,0 +1,108 @@
+"""Cross-lingual expansion: which forms a typed query adds, and the shape of the query groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from papersearch.concepts import ConceptMatcher, load
+from papersearch.index_definition import search_config
+from webapp.services import expansion as xp
+from webapp.services import query_builders as qb
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
+CONFIG = search_config()
+
+
+@pytest.fixture(scope="module")
+def matcher() -> ConceptMatcher:
+    return ConceptMatcher(load(FIXTURE))
+
+
+def expand(terms: list[str], matcher: ConceptMatcher) -> list[xp.Expansion]:
+    return xp.expansions(terms, matcher, max_forms=6)
+
+
+def test_chinese_query_adds_the_english_forms(matcher) -> None:
+    (e,) = expand(["对比学习"], matcher)
+    assert e.ids == ("contrastive_learning",) and e.whole_terms
+    assert e.en == ("contrastive learning", "contrastive representation learning")
+    assert e.zh == ("對比學習",)  # the typed form is not searched twice
+    assert e.shown == ("contrastive learning",)
+
+
+def test_english_acronym_adds_the_long_form_and_chinese(matcher) -> None:
+    (e,) = expand(["llm"], matcher)
+    assert e.en == ("large language model",)
+    assert e.zh[0] == "大语言模型"
+    assert e.shown == ("large language model", "大语言模型")
+    (e,) = expand(["large", "language", "models"], matcher)
+    assert (e.first, e.last) == (0, 2) and e.en == ("LLM",) and e.shown == ("大语言模型",)
+
+
+def test_traditional_or_synonym_shows_the_main_chinese_name(matcher) -> None:
+    (e,) = expand(["大模型"], matcher)
+    assert e.shown == ("大语言模型", "large language model")
+    assert "大模型" not in e.zh and "大语言模型" in e.zh
+
+
+def test_ambiguous_acronym_expands_to_each_meaning(matcher) -> None:
+    (e,) = expand(["SAM"], matcher)
+    assert e.ids == ("segment_anything", "sharpness_aware_minimization")
+    assert set(e.en) == {"segment anything model", "sharpness-aware minimization"}
+
+
+def test_max_forms_per_language_and_concept(matcher) -> None:
+    (e,) = xp.expansions(["large", "language", "model"], matcher, max_forms=1)
+    assert e.zh == ("大语言模型",)
+
+
+def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
+    terms = ["contrastive", "learning", "for", "proteins"]
+    found = expand(terms, matcher)
+    clause = xp.expanded_text_clause(terms, found, CONFIG)
+    groups = clause["bool"]["should"]
+    assert clause["bool"]["minimum_should_match"] == qb.MANY_TERMS
+    assert len(groups) == 3  # the concept (two words) + "for" + "proteins"
+    assert groups[1] == qb.term_clause("for", CONFIG) and groups[2] == qb.term_clause("proteins", CONFIG)
+    assert "dis_max" in groups[0]
+
+
+def test_a_concept_group_is_one_dis_max_of_typed_words_forms_and_tag(matcher) -> None:
+    (e,) = expand(["对比学习"], matcher)
+    group = xp.expanded_text_clause(["对比学习"], [e], CONFIG)
+    alternatives = group["dis_max"]["queries"]
+    assert alternatives[0] == qb.term_clause("对比学习", CONFIG)
+    phrases = [a["multi_match"] for a in alternatives[1:] if "multi_match" in a]
+    assert [p["query"] for p in phrases] == ["contrastive learning", "contrastive representation learning", "對比學習"]
+    assert all(p["type"] == "phrase" for p in phrases)
+    english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
+    assert "title" in english_fields and "abstract" in english_fields
+    assert not any(qb.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
+    assert all(qb.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
+    assert alternatives[-1] == {"terms": {"concepts": ["contrastive_learning"],
+                                          "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+
+
+def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(matcher) -> None:
+    terms = ["基于对比学习的图像分类"]
+    found = expand(terms, matcher)
+    assert [e.typed for e in found] == ["对比学习", "图像分类"] and not any(e.whole_terms for e in found)
+    clause = xp.expanded_text_clause(terms, found, CONFIG)
+    as_typed, by_concepts = clause["bool"]["should"]
+    assert as_typed == qb.term_clause(terms[0], CONFIG)
+    assert [g["dis_max"]["queries"][0]["multi_match"]["query"] for g in by_concepts["bool"]["must"]] == \
+        ["对比学习", "图像分类"]
+
+
+def test_no_concept_means_the_query_of_today(matcher) -> None:
+    terms = ["zebra", "graphs"]
+    assert xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG) == qb.text_clause(terms, CONFIG)
+    assert xp.expanded_text_clause([], [], CONFIG) is None
+
+
+def test_user_text_only_reaches_match_type_queries(matcher) -> None:
+    terms = ['"contrastive', "learning", "OR", "title:*"]
+    clause = xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
+    assert "query_string" not in str(clause) and "simple_query_string" not in str(clause)
