@@ -45,12 +45,18 @@ def words(text: str) -> list[str]:
 
 
 def haystack(text: str) -> str:
-    """The text as ASCII letters, digits and spaces, padded with a space at each end, same case:
-    what English forms (" large language model ") are searched in. Punctuation becomes a space,
-    so a form never runs across a comma."""
+    """What English forms are searched in: the text as ASCII letters, digits and spaces, same case,
+    every space doubled and a space at each end. A form is searched as " large  language  model ",
+    so it matches whole words only, two matches side by side do not compete for one space, and a
+    form never runs across punctuation (which leaves a wider gap)."""
     if not text.isascii():
         text = _NOT_LATIN.sub(" ", text)  # translate() is slow per non-ASCII character: drop CJK runs first
-    return f" {text.translate(WORD_CHARS)} "
+    return f" {text.translate(WORD_CHARS).replace(' ', '  ')} "
+
+
+def pattern(spelling: Spelling) -> str:
+    """How a spelling is searched in a haystack (lowercase)."""
+    return f" {'  '.join(spelling).lower()} "
 
 
 def number_variants(word: str) -> set[str]:

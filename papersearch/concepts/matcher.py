@@ -1,10 +1,10 @@
 """Find glossary concepts in text: at index time in a paper, at query time in what was typed.
 
-Two Aho-Corasick automata (pyahocorasick; see DECISIONS.md "Concept matching"): English forms are
-searched as " space-delimited words " in the text reduced to Latin letters, digits and spaces (so a
-form matches whole words only: "GAN" is never found in "organ"); Chinese forms in the text itself.
-Overlapping matches resolve leftmost-longest: "graph neural networks" is graph_neural_network, not
-also neural_network; "图神经网络" likewise.
+Two Aho-Corasick automata (ahocorasick-rs, leftmost-longest; see DECISIONS.md "Concept matching"):
+English forms are searched as whole words in the text reduced to Latin letters, digits and spaces
+(english.haystack: "GAN" is never found in "organ"), Chinese forms in the text itself. Where
+matches overlap the leftmost, then the longest wins: "graph neural networks" is
+graph_neural_network, not also neural_network; "图神经网络" likewise.
 
 In papers, acronyms must be written as in the glossary (LLM, ViT, LoRA; a plural s allowed), since
 "clip", "map" or "sam" are ordinary words; in a query any casing counts. A form shared by several
@@ -18,11 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import ahocorasick
+import ahocorasick_rs
 
 from papersearch.concepts import english
 from papersearch.concepts.glossary import Concept, Glossary, cached
 from papersearch.text import CJK_RUN
+
+Span = tuple[int, int, tuple[str, ...]]  # start, end (exclusive), concept ids
+_LEFTMOST_LONGEST = ahocorasick_rs.MatchKind.LeftmostLongest
 
 
 @dataclass(frozen=True)
@@ -49,87 +52,97 @@ class TermMatch:
     whole_terms: bool  # the match covers its terms completely
 
 
-# An English entry: the concept, and the spelling when it has acronyms to compare as written.
-_EnEntry = tuple[str, english.Spelling | None]
-
-
-def _leftmost_longest(found: Iterable[Match]) -> list[Match]:
-    out: list[Match] = []
-    end = -1
-    for m in sorted(found, key=lambda m: (m.start, m.start - m.end)):
-        if m.start >= end:
-            out.append(m)
-            end = m.end
-    return out
+_SEPARATE = " ; "  # between a paper's fields: punctuation, so no English form runs across
 
 
 def _latin_edge(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
 
 
+class _Automaton:
+    """Leftmost-longest matching of many patterns; each pattern carries a value."""
+
+    def __init__(self, patterns: dict[str, tuple]) -> None:
+        self.values = list(patterns.values())
+        self._automaton = (ahocorasick_rs.AhoCorasick(list(patterns), matchkind=_LEFTMOST_LONGEST)
+                           if patterns else None)
+
+    def find(self, haystack: str) -> list[tuple[int, int, int]]:
+        """(pattern number, start, end) of each match."""
+        return self._automaton.find_matches_as_indexes(haystack) if self._automaton else []
+
+
 class ConceptMatcher:
     def __init__(self, glossary: Glossary) -> None:
         self.glossary = glossary
         self.concepts: dict[str, Concept] = glossary.by_id()
-        en: dict[str, list[_EnEntry]] = {}  # " lowercase words " -> entries
+        # English pattern -> concept id -> None (any casing counts) or the spellings with acronyms
+        en: dict[str, dict[str, list[english.Spelling] | None]] = {}
         zh: dict[str, list[str]] = {}
         for c in glossary.concepts:
             for form in c.en:
                 for spelling in english.spellings(form):
-                    entries = en.setdefault(f" {english.key(spelling)} ", [])
-                    cased = spelling if any(w != w.lower() for w in spelling) else None
-                    if (c.id, cased) not in entries:
-                        entries.append((c.id, cased))
+                    owners = en.setdefault(english.pattern(spelling), {})
+                    if c.id in owners and owners[c.id] is None:
+                        continue
+                    if any(w != w.lower() for w in spelling):
+                        owners.setdefault(c.id, []).append(spelling)  # type: ignore[union-attr]
+                    else:
+                        owners[c.id] = None
             for form in c.zh:
                 ids = zh.setdefault(form.lower(), [])
                 if c.id not in ids:
                     ids.append(c.id)
-        self._en = ahocorasick.Automaton()
-        for pattern, entries in en.items():
-            self._en.add_word(pattern, (len(pattern), tuple(entries)))
-        self._zh = ahocorasick.Automaton()
-        for form, ids in zh.items():
-            self._zh.add_word(form, (len(form), _latin_edge(form[0]), _latin_edge(form[-1]), tuple(ids)))
-        for automaton in (self._en, self._zh):
-            if len(automaton):
-                automaton.make_automaton()
+        self._en = _Automaton({
+            pattern: (tuple(owners),
+                      tuple(cid for cid, spellings in owners.items() if spellings is None),
+                      tuple((cid, tuple(spellings)) for cid, spellings in owners.items() if spellings is not None))
+            for pattern, owners in en.items()
+        })
+        self._zh = _Automaton({form: (tuple(ids), _latin_edge(form[0]), _latin_edge(form[-1]))
+                               for form, ids in zh.items()})
 
-    # --- English --------------------------------------------------------------------------------
-
-    def english(self, text: str, cased: bool = True) -> list[Match]:
-        """Concepts in a text's Latin-script words, leftmost-longest; offsets into english.haystack(text).
-        `cased`: acronyms must be written as in the glossary."""
-        if not len(self._en):
-            return []
+    def _english(self, text: str, cased: bool) -> list[Span]:
+        """Offsets into english.haystack(text); `cased`: acronyms must be written as in the glossary."""
         written = english.haystack(text)
-        found: list[Match] = []
-        for end, (length, entries) in self._en.iter(written.lower()):
-            start = end - length + 1  # the pattern's leading space
-            ids = tuple(dict.fromkeys(cid for cid, spelling in entries
-                                      if not (cased and spelling) or _as_written(spelling, written[start:end])))
+        values = self._en.values
+        found: list[Span] = []
+        for number, start, end in self._en.find(written.lower()):
+            ids, plain, acronyms = values[number]
+            if cased:
+                ids = plain
+                if acronyms:
+                    words = written[start:end].split()
+                    ids += tuple(cid for cid, spellings in acronyms if any(_as_written(s, words) for s in spellings))
             if ids:
-                found.append(Match(start + 1, end, ids, "en"))
-        return _leftmost_longest(found)
+                found.append((start + 1, end - 1, ids))
+        return found
 
-    # --- Chinese --------------------------------------------------------------------------------
-
-    def chinese(self, text: str) -> list[Match]:
-        """Concepts in Chinese text (longest match); a form starting or ending in a Latin letter or
-        digit (K均值) must not continue a Latin word."""
-        if not len(self._zh) or text.isascii() or not CJK_RUN.search(text):
+    def _chinese(self, text: str) -> list[Span]:
+        if text.isascii() or not CJK_RUN.search(text):
             return []
         lowered = text.lower()
         if len(lowered) != len(text):  # a rare character whose lowercase is longer: keep offsets exact
             lowered = text
-        found: list[Match] = []
-        for end, (length, latin_start, latin_end, ids) in self._zh.iter(lowered):
-            start = end - length + 1
+        values = self._zh.values
+        found: list[Span] = []
+        for number, start, end in self._zh.find(lowered):
+            ids, latin_start, latin_end = values[number]
             if latin_start and start > 0 and _latin_edge(text[start - 1]):
                 continue
-            if latin_end and end + 1 < len(text) and _latin_edge(text[end + 1]):
+            if latin_end and end < len(text) and _latin_edge(text[end]):
                 continue
-            found.append(Match(start, end + 1, ids, "zh"))
-        return _leftmost_longest(found)
+            found.append((start, end, ids))
+        return found
+
+    def english(self, text: str, cased: bool = True) -> list[Match]:
+        """Concepts in a text's Latin-script words (offsets into english.haystack(text))."""
+        return [Match(start, end, ids, "en") for start, end, ids in self._english(text, cased)]
+
+    def chinese(self, text: str) -> list[Match]:
+        """Concepts in Chinese text; a form starting or ending in a Latin letter or digit (K均值)
+        must not continue a Latin word."""
+        return [Match(start, end, ids, "zh") for start, end, ids in self._chinese(text)]
 
     # --- index time -----------------------------------------------------------------------------
 
@@ -137,12 +150,11 @@ class ConceptMatcher:
         """The ids of the concepts a paper names (title, abstract, keywords in either language), in
         order of first appearance. An ambiguous form adds nothing by itself: its concepts count only
         when the paper also names them by one of their own forms."""
+        text = _SEPARATE.join(t for t in texts if t)  # one pass; no form spans two fields
         found: dict[str, None] = {}
-        for text in texts:
-            if text:
-                for m in (*self.english(text, cased=True), *self.chinese(text)):
-                    if not m.ambiguous:
-                        found[m.ids[0]] = None
+        for _, _, ids in (*self._english(text, True), *self._chinese(text)):
+            if len(ids) == 1:
+                found[ids[0]] = None
         return list(found)
 
     # --- query time -----------------------------------------------------------------------------
@@ -166,25 +178,25 @@ class ConceptMatcher:
 
     def _english_run(self, terms: Sequence[str], run: list[int]) -> list[TermMatch]:
         """English concepts over consecutive Latin-script terms; a match must cover whole terms."""
-        starts: dict[int, int] = {}  # offset in the joined text -> term index
-        ends: dict[int, int] = {}
-        offset = 1  # english.haystack pads with a space
+        owner: list[int] = []  # word -> term
         for i in run:
-            starts[offset] = i
-            offset += len(english.haystack(terms[i])) - 2
-            ends[offset] = i
-            offset += 1
+            owner += [i] * len(english.words(terms[i]))
         out = []
-        for m in self.english(" ".join(terms[i] for i in run), cased=False):
-            if m.start in starts and m.end in ends:
-                first, last = starts[m.start], ends[m.end]
-                out.append(TermMatch(first, last, m.ids, "en", " ".join(terms[first:last + 1]), True))
+        text = " ".join(terms[i] for i in run)
+        written = english.haystack(text)
+        for start, end, ids in self._english(text, cased=False):
+            first_word = len(written[:start].split())
+            last_word = first_word + len(written[start:end].split()) - 1
+            first, last = owner[first_word], owner[last_word]
+            if (first_word == 0 or owner[first_word - 1] != first) and \
+                    (last_word + 1 == len(owner) or owner[last_word + 1] != last):
+                out.append(TermMatch(first, last, ids, "en", " ".join(terms[first:last + 1]), True))
         return out
 
 
-def _as_written(spelling: english.Spelling, text: str) -> bool:
-    """The acronyms of a spelling appear in the text exactly as written there (LLM, ViTs)."""
-    return all(want == got for want, got in zip(spelling, text.split(), strict=False) if want != want.lower())
+def _as_written(spelling: english.Spelling, words: list[str]) -> bool:
+    """The acronyms of a spelling appear exactly as written there (LLM, ViTs)."""
+    return all(want == got for want, got in zip(spelling, words, strict=False) if want != want.lower())
 
 
 @lru_cache(maxsize=4)
