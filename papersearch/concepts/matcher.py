@@ -64,8 +64,12 @@ class _Automaton:
 
     def __init__(self, patterns: dict[str, tuple]) -> None:
         self.values = list(patterns.values())
+        self._numbers = {p: i for i, p in enumerate(patterns)}
         self._automaton = (ahocorasick_rs.AhoCorasick(list(patterns), matchkind=_LEFTMOST_LONGEST)
                            if patterns else None)
+
+    def number(self, pattern: str) -> int | None:
+        return self._numbers.get(pattern)
 
     def find(self, haystack: str) -> list[tuple[int, int, int]]:
         """(pattern number, start, end) of each match."""
@@ -185,6 +189,8 @@ class ConceptMatcher:
         text = " ".join(terms[i] for i in run)
         written = english.haystack(text)
         for start, end, ids in self._english(text, cased=False):
+            if len(ids) > 1:  # typed as written in the glossary ("GAN", not "gan"): that concept only
+                ids = self._written_as_typed(written[start:end].split(), ids) or ids
             first_word = len(written[:start].split())
             last_word = first_word + len(written[start:end].split()) - 1
             first, last = owner[first_word], owner[last_word]
@@ -192,6 +198,17 @@ class ConceptMatcher:
                     (last_word + 1 == len(owner) or owner[last_word + 1] != last):
                 out.append(TermMatch(first, last, ids, "en", " ".join(terms[first:last + 1]), True))
         return out
+
+    def _written_as_typed(self, words: list[str], ids: tuple[str, ...]) -> tuple[str, ...]:
+        """Of several concepts sharing a lowercase form, those whose acronym was typed as written."""
+        if all(w == w.lower() for w in words):
+            return ()
+        pattern = english.pattern(tuple(words))
+        number = self._en.number(pattern)
+        if number is None:
+            return ()
+        acronyms = self._en.values[number][2]
+        return tuple(cid for cid, spellings in acronyms if cid in ids and any(_as_written(s, words) for s in spellings))
 
 
 def _as_written(spelling: english.Spelling, words: list[str]) -> bool:

@@ -8,6 +8,7 @@ import pytest
 
 from papersearch.concepts import ConceptMatcher, load
 from papersearch.concepts.english import number_variants, spellings
+from papersearch.concepts.glossary import parse
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
 
@@ -107,3 +108,15 @@ def test_spellings_vary_the_head_noun_and_hyphens_only() -> None:
     assert ("larges", "language", "model") not in spellings("large language model")
     assert spellings("LLM") == {("LLM",), ("LLMs",)}
     assert {("pre", "training"), ("pretraining",)} <= spellings("pre-training")
+
+
+def test_a_query_typed_as_an_acronym_is_written_picks_that_concept() -> None:
+    lines = [line for line in FIXTURE.read_text(encoding="utf-8").splitlines()
+             if not line.startswith("generative_adversarial_network")]
+    text = "\n".join([*lines, "generative_adversarial_network\tmodel\tgenerative adversarial network|GAN\t"
+                      "生成对抗网络\tambiguous", "gallium_nitride\tdomain\tgallium nitride|GaN\t氮化镓\tambiguous"])
+    matcher = ConceptMatcher(parse(text))
+    assert [m.ids for m in matcher.recognise(["GAN"])] == [("generative_adversarial_network",)]
+    assert [m.ids for m in matcher.recognise(["GaN"])] == [("gallium_nitride",)]
+    assert [m.ids for m in matcher.recognise(["gan"])] == [("generative_adversarial_network", "gallium_nitride")]
+    assert matcher.tag(["GaN power devices and GANs"]) == ["gallium_nitride", "generative_adversarial_network"]
