@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _ALNUM = frozenset(range(ord("0"), ord("9") + 1)) | frozenset(range(ord("a"), ord("z") + 1)) | \
     frozenset(range(ord("A"), ord("Z") + 1))
@@ -117,7 +118,8 @@ def _word_variants(word: str, head: bool) -> set[str]:
 Spelling = tuple[str, ...]  # the words of one spelling, acronyms in their case, the rest lowercase
 
 
-def spellings(form: str) -> set[Spelling]:
+@lru_cache(maxsize=65536)  # the glossary's forms: computed once for validation, matcher and suggestions
+def spellings(form: str) -> frozenset[Spelling]:
     """Every word sequence that counts as this form: its head noun in either number, written with
     hyphens or as one word ("pre-training", "pretraining")."""
     variants = [form]
@@ -131,7 +133,7 @@ def spellings(form: str) -> set[Spelling]:
             continue
         heads = head_positions(parts)
         out |= _combine([_word_variants(p, i in heads) for i, p in enumerate(parts)])
-    return out
+    return frozenset(out)
 
 
 def _combine(options: list[set[str]]) -> set[Spelling]:

@@ -19,6 +19,11 @@ def glossary():
     return load()  # raises GlossaryError (file:line: field: reason for every problem) if anything is wrong
 
 
+@pytest.fixture(scope="module")
+def matcher(glossary) -> ConceptMatcher:
+    return ConceptMatcher(glossary)
+
+
 def test_the_glossary_loads_with_enough_concepts_of_every_kind(glossary) -> None:
     assert len(glossary) >= MIN_CONCEPTS
     kinds = Counter(c.kind for c in glossary.concepts)
@@ -47,8 +52,7 @@ def test_every_taxonomy_topic_is_a_concept(glossary) -> None:
     ("生成对抗网络", "generative adversarial network"), ("差分隐私", "differential privacy"),
     ("上下文学习", "in-context learning"), ("扩散模型", "diffusion model"), ("大语言模型", "large language model"),
 ])
-def test_the_chinese_queries_of_issue_12_name_their_concept(glossary, query: str, concept_en: str) -> None:
-    matcher = ConceptMatcher(glossary)
+def test_the_chinese_queries_of_issue_12_name_their_concept(matcher, query: str, concept_en: str) -> None:
     (found,) = matcher.recognise([query])
     names = {form_key(f, "en") for i in found.ids for f in matcher.concepts[i].en}
     assert found.whole_terms and form_key(concept_en, "en") in names
