@@ -14,6 +14,7 @@ unambiguously.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -165,20 +166,44 @@ class ConceptMatcher:
 
     def recognise(self, terms: Sequence[str]) -> list[TermMatch]:
         """Concepts in parsed query terms, in any casing: English forms over runs of consecutive
-        Latin-script terms (a match must start and end at term boundaries), Chinese forms inside
-        each Chinese term."""
-        out: list[TermMatch] = []
+        Latin-script terms (a match must start and end at term boundaries); Chinese forms over the
+        terms written together, so a mixed form spans the terms the parser split it into
+        ("视觉Transformer" is 视觉 + Transformer) and a Chinese form may sit inside a longer term.
+        Overlaps resolve leftmost, then widest."""
+        found: list[TermMatch] = []
         run: list[int] = []
         for i, term in enumerate([*terms, ""]):
             if term and not CJK_RUN.search(term):
                 run.append(i)
                 continue
-            out += self._english_run(terms, run)
+            found += self._english_run(terms, run)
             run = []
-            if term:
-                out += [TermMatch(i, i, m.ids, "zh", term[m.start:m.end], m.start == 0 and m.end == len(term))
-                        for m in self.chinese(term)]
-        return sorted(out, key=lambda m: m.first)
+        found += self._chinese_terms(terms)
+        out: list[TermMatch] = []
+        taken: set[int] = set()  # terms a chosen match covers whole
+        for m in sorted(found, key=lambda m: (m.first, m.first - m.last, not m.whole_terms)):
+            span = range(m.first, m.last + 1)
+            if taken.isdisjoint(span):
+                out.append(m)
+                if m.whole_terms:
+                    taken.update(span)
+        return out
+
+    def _chinese_terms(self, terms: Sequence[str]) -> list[TermMatch]:
+        starts: list[int] = []
+        offset = 0
+        for term in terms:
+            starts.append(offset)
+            offset += len(term)
+        text = "".join(terms)
+        out = []
+        for start, end, ids in self._chinese(text):
+            first = bisect.bisect_right(starts, start) - 1
+            last = bisect.bisect_right(starts, end - 1) - 1
+            whole = start == starts[first] and end == starts[last] + len(terms[last])
+            if whole or first == last:
+                out.append(TermMatch(first, last, ids, "zh", text[start:end], whole))
+        return out
 
     def _english_run(self, terms: Sequence[str], run: list[int]) -> list[TermMatch]:
         """English concepts over consecutive Latin-script terms; a match must cover whole terms."""

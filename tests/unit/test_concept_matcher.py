@@ -120,3 +120,11 @@ def test_a_query_typed_as_an_acronym_is_written_picks_that_concept() -> None:
     assert [m.ids for m in matcher.recognise(["GaN"])] == [("gallium_nitride",)]
     assert [m.ids for m in matcher.recognise(["gan"])] == [("generative_adversarial_network", "gallium_nitride")]
     assert matcher.tag(["GaN power devices and GANs"]) == ["gallium_nitride", "generative_adversarial_network"]
+
+
+def test_a_mixed_script_form_spans_the_terms_the_parser_split_it_into(matcher: ConceptMatcher) -> None:
+    # parse_query turns "视觉Transformer" into 视觉 + Transformer (script boundary)
+    (m,) = matcher.recognise(["视觉", "Transformer"])
+    assert (m.first, m.last, m.ids, m.whole_terms) == (0, 1, ("vision_transformer",), True)
+    (m,) = matcher.recognise(["对比", "学习"])  # typed with a space: still the concept
+    assert (m.first, m.last, m.ids) == (0, 1, ("contrastive_learning",))
