@@ -251,8 +251,9 @@ def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
     """The document to index (every key always present; absent text is "", absent scalars None).
 
     Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
-    (completion inputs: title(s) or heading, then each author) and concepts (ids of the glossary
-    concepts the paper names, config/concepts.tsv). A known topic is stored in its canonical
+    (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
+    concepts the paper names, config/concepts.tsv) and languages ("en", "zh": which it is written
+    in). A known topic is stored in its canonical
     spelling; an unknown one is kept as given and counted in taxonomy.unknown.
     """
     doc = paper.model_dump()
@@ -277,6 +278,8 @@ def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
         suggest=suggest,
     )
     doc[_CONCEPTS["field"]] = concepts.matcher().tag(_tagged_texts(doc))
+    doc[_CONCEPTS["language_field"]] = [lang for lang, fields in _CONCEPTS["languages"].items()
+                                        if any(doc[f] for f in fields)]
     return doc
 
 

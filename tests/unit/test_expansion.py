@@ -61,9 +61,9 @@ def test_max_forms_per_language_and_concept(matcher) -> None:
 def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
     found = expand(terms, matcher)
-    clause = xp.expanded_text_clause(terms, found, CONFIG)
-    groups = clause["bool"]["should"]
-    assert clause["bool"]["minimum_should_match"] == qb.MANY_TERMS
+    as_typed, _ = xp.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
+    groups = as_typed["bool"]["should"]
+    assert as_typed["bool"]["minimum_should_match"] == qb.MANY_TERMS
     assert len(groups) == 3  # the concept (two words) + "for" + "proteins"
     assert groups[1] == qb.term_clause("for", CONFIG) and groups[2] == qb.term_clause("proteins", CONFIG)
     assert "dis_max" in groups[0]
@@ -106,3 +106,17 @@ def test_user_text_only_reaches_match_type_queries(matcher) -> None:
     terms = ['"contrastive', "learning", "OR", "title:*"]
     clause = xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
     assert "query_string" not in str(clause) and "simple_query_string" not in str(clause)
+
+
+def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> None:
+    terms = ["contrastive", "learning", "for", "proteins"]
+    as_typed, other_language = xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    query = other_language["bool"]
+    assert query["must"] == [as_typed["bool"]["should"][0]]  # the concept group
+    assert query["should"] == [qb.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
+    assert query["filter"] == [{"term": {"languages": "zh"}}]
+    chinese = ["图神经网络", "药物"]
+    other = xp.expanded_text_clause(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
+    assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
+    mixed = ["graph", "neural", "network", "药物", "design"]
+    assert "filter" not in str(xp.expanded_text_clause(mixed, expand(mixed, matcher), CONFIG))

@@ -170,6 +170,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "suggest",
         "topic_known",
         "concepts",
+        "languages",
     }
     assert set(doc) == expected
 
@@ -182,3 +183,9 @@ def test_document_carries_the_concepts_the_paper_names_in_either_language(taxono
                                     "knowledge_distillation"}
     assert "neural_network" not in doc["concepts"]
     assert to_document(Paper(title="An organ atlas"), taxonomy)["concepts"] == []
+
+
+def test_document_says_which_languages_the_paper_is_written_in(taxonomy: Taxonomy) -> None:
+    assert to_document(Paper(title="T"), taxonomy)["languages"] == ["en"]
+    assert to_document(Paper(abstract_zh="摘要"), taxonomy)["languages"] == ["zh"]
+    assert to_document(Paper(title="T", title_zh="标题"), taxonomy)["languages"] == ["en", "zh"]

@@ -108,7 +108,10 @@ def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict,
 
     A concept covering whole terms replaces them by its group. Concepts found inside a longer
     Chinese term ("基于对比学习的图像分类") give that term a second way to match: all its concepts'
-    groups, so a paper in the other language need not contain the Chinese words around them.
+    groups, so a paper in the other language need not contain the Chinese words around them. For
+    the same reason papers in the other language need only match the concepts when other words
+    were typed beside them ("concrete cracks": Chinese papers about 混凝土; the words as typed still
+    rank them).
     """
     if not found:
         return qb.text_clause(terms, config, fuzzy)
@@ -117,6 +120,8 @@ def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict,
     starting: dict[int, list[Expansion]] = {}
     for e in found:
         starting.setdefault(e.first, []).append(e)
+    groups: list[Query] = []
+    others: list[str] = []  # the terms that are no concept
     clauses: list[Query] = []
     skip_to = 0
     for i, term in enumerate(terms):
@@ -126,14 +131,36 @@ def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict,
         typed = qb.term_clause(term, config, fuzzy)
         if not here:
             clauses.append(typed)
+            others.append(term)
         elif len(here) == 1 and here[0].whole_terms:
             e = here[0]
             words = [qb.term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]
             clauses.append(concept_clause(e, _all_of(words), config))
+            groups.append(clauses[-1])
             skip_to = e.last + 1
         else:
-            parts = [concept_clause(e, qb.term_clause(e.typed, config, fuzzy=False), config) for e in here]
-            clauses.append({"bool": {"should": [typed, _all_of(parts)], "minimum_should_match": 1}})
+            parts = _all_of([concept_clause(e, qb.term_clause(e.typed, config, fuzzy=False), config) for e in here])
+            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
+            groups.append(parts)
     if len(clauses) == 1:
         return clauses[0]
-    return {"bool": {"should": clauses, "minimum_should_match": qb.MANY_TERMS}}
+    as_typed: Query = {"bool": {"should": clauses, "minimum_should_match": qb.MANY_TERMS}}
+    other_language = _other_language(others)
+    if not groups or other_language is None:
+        return as_typed
+    in_other_language: Query = {"bool": {
+        "must": groups,
+        "should": [qb.term_clause(t, config, fuzzy=False) for t in others],
+        "filter": [_written_in(other_language)],
+    }}
+    return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
+
+
+def _other_language(words: list[str]) -> str | None:
+    """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
+    scripts = {has_cjk(w) for w in words}
+    return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
+
+
+def _written_in(language: str) -> Query:
+    return {"term": {concepts_config()["language_field"]: language}}
