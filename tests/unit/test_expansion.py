@@ -61,7 +61,7 @@ def test_max_forms_per_language_and_concept(matcher) -> None:
 def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
     found = expand(terms, matcher)
-    as_typed, _ = xp.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
+    as_typed, _ = qb.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
     groups = as_typed["bool"]["should"]
     assert as_typed["bool"]["minimum_should_match"] == qb.MANY_TERMS
     assert len(groups) == 3  # the concept (two words) + "for" + "proteins"
@@ -71,7 +71,7 @@ def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
 
 def test_a_concept_group_is_one_dis_max_of_typed_words_forms_and_tag(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
-    group = xp.expanded_text_clause(["对比学习"], [e], CONFIG)
+    group = qb.expanded_text_clause(["对比学习"], [e], CONFIG)
     alternatives = group["dis_max"]["queries"]
     assert alternatives[0] == qb.term_clause("对比学习", CONFIG)
     phrases = [a["multi_match"] for a in alternatives[1:] if "multi_match" in a]
@@ -89,7 +89,7 @@ def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(mat
     terms = ["基于对比学习的图像分类"]
     found = expand(terms, matcher)
     assert [e.typed for e in found] == ["对比学习", "图像分类"] and not any(e.whole_terms for e in found)
-    clause = xp.expanded_text_clause(terms, found, CONFIG)
+    clause = qb.expanded_text_clause(terms, found, CONFIG)
     as_typed, by_concepts = clause["bool"]["should"]
     assert as_typed == qb.term_clause(terms[0], CONFIG)
     assert [g["dis_max"]["queries"][0]["multi_match"]["query"] for g in by_concepts["bool"]["must"]] == \
@@ -98,25 +98,25 @@ def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(mat
 
 def test_no_concept_means_the_query_of_today(matcher) -> None:
     terms = ["zebra", "graphs"]
-    assert xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG) == qb.text_clause(terms, CONFIG)
-    assert xp.expanded_text_clause([], [], CONFIG) is None
+    assert qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG) == qb.text_clause(terms, CONFIG)
+    assert qb.expanded_text_clause([], [], CONFIG) is None
 
 
 def test_user_text_only_reaches_match_type_queries(matcher) -> None:
     terms = ['"contrastive', "learning", "OR", "title:*"]
-    clause = xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
+    clause = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
     assert "query_string" not in str(clause) and "simple_query_string" not in str(clause)
 
 
 def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
-    as_typed, other_language = xp.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    as_typed, other_language = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     query = other_language["bool"]
     assert query["must"] == [as_typed["bool"]["should"][0]]  # the concept group
     assert query["should"] == [qb.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
     assert query["filter"] == [{"term": {"languages": "zh"}}]
     chinese = ["图神经网络", "药物"]
-    other = xp.expanded_text_clause(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
+    other = qb.expanded_text_clause(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
     assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
     mixed = ["graph", "neural", "network", "药物", "design"]
-    assert "filter" not in str(xp.expanded_text_clause(mixed, expand(mixed, matcher), CONFIG))
+    assert "filter" not in str(qb.expanded_text_clause(mixed, expand(mixed, matcher), CONFIG))

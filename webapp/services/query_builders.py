@@ -8,12 +8,15 @@ never becomes query syntax").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from papersearch.index_definition import concepts_config
 from papersearch.text import has_cjk
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import request_parts as rp
+from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
 Query = dict[str, Any]
@@ -169,11 +172,13 @@ def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
     return out
 
 
-def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True) -> Query:
-    """The scoring query (no facet filters: those go into post_filter)."""
+def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
+    """The scoring query (no facet filters: those go into post_filter), with the concepts recognised
+    in the words searched in both languages."""
     must: list[Query] = []
     should: list[Query] = []
-    text = text_clause(parsed.terms, config, fuzzy)
+    text = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy)
     if text:
         must.append(text)
     must += phrase_clauses(parsed.phrases, config)
@@ -199,14 +204,105 @@ def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
     return any(fuzzy_clause(term, config) for term in parsed.terms)
 
 
+# --- concepts (cross-lingual; see DECISIONS.md "Cross-lingual search") --------------------------------
+
+
+def form_fields(config: dict, language: str) -> dict[str, float]:
+    """The query fields of one script (authors left out: a concept is not a name)."""
+    authors = set(config["field_aliases"]["author"])
+    return {name: boost for name, boost in config["query_fields"].items()
+            if name not in authors and is_chinese_field(name) == (language == "zh")}
+
+
+def concept_clause(expansion: Expansion, typed: Query, config: dict) -> Query:
+    """One group per concept: the words as typed, or any other form as a phrase, or the concept tag;
+    the best of them scores (dis_max), so many forms do not add up."""
+    settings = config["cross_lingual"]
+    alternatives = [typed]
+    for language, forms in (("en", expansion.en), ("zh", expansion.zh)):
+        fields = form_fields(config, language)
+        alternatives += [phrase_clause(form, fields) for form in forms]
+    alternatives.append({"terms": {concepts_config()["field"]: list(expansion.ids),
+                                   "boost": settings["concept_boost"]}})
+    return {"dis_max": {"queries": alternatives, "tie_breaker": settings["tie_breaker"]}}
+
+
+def _all_of(clauses: list[Query]) -> Query:
+    return clauses[0] if len(clauses) == 1 else {"bool": {"must": clauses}}
+
+
+def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: bool = True) -> Query | None:
+    """text_clause with each recognised concept as one group.
+
+    A concept covering whole terms replaces them by its group. Concepts found inside a longer
+    Chinese term ("基于对比学习的图像分类") give that term a second way to match: all its concepts'
+    groups, so a paper in the other language need not contain the Chinese words around them. For
+    the same reason papers in the other language need only match the concepts when other words
+    were typed beside them ("concrete cracks": Chinese papers about 混凝土; the words as typed still
+    rank them).
+    """
+    if not found:
+        return text_clause(terms, config, fuzzy)
+    if not terms:
+        return None
+    starting: dict[int, list[Expansion]] = {}
+    for e in found:
+        starting.setdefault(e.first, []).append(e)
+    groups: list[Query] = []
+    others: list[str] = []  # the terms that are no concept
+    clauses: list[Query] = []
+    skip_to = 0
+    for i, term in enumerate(terms):
+        if i < skip_to:
+            continue
+        here = starting.get(i, [])
+        typed = term_clause(term, config, fuzzy)
+        if not here:
+            clauses.append(typed)
+            others.append(term)
+        elif len(here) == 1 and here[0].whole_terms:
+            e = here[0]
+            words = [term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]
+            clauses.append(concept_clause(e, _all_of(words), config))
+            groups.append(clauses[-1])
+            skip_to = e.last + 1
+        else:
+            parts = _all_of([concept_clause(e, term_clause(e.typed, config, fuzzy=False), config) for e in here])
+            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
+            groups.append(parts)
+    if len(clauses) == 1:
+        return clauses[0]
+    as_typed: Query = {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
+    other_language = _other_language(others)
+    if not groups or other_language is None:
+        return as_typed
+    in_other_language: Query = {"bool": {
+        "must": groups,
+        "should": [term_clause(t, config, fuzzy=False) for t in others],
+        "filter": [_written_in(other_language)],
+    }}
+    return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
+
+
+def _other_language(words: list[str]) -> str | None:
+    """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
+    scripts = {has_cjk(w) for w in words}
+    return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
+
+
+def _written_in(language: str) -> Query:
+    return {"term": {concepts_config()["language_field"]: language}}
+
+
 # --- the whole request -------------------------------------------------------------------------------
 
 
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True) -> Query:
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
     """The whole search request for one results page."""
     filters = fq.facet_filters(params, config)
     body: Query = {
-        "query": build_query(parsed, config, fuzzy),
+        "query": build_query(parsed, config, fuzzy, expansions),
         "aggs": fq.aggregations(config, filters),
         "sort": rp.sort_clause(params.sort, config),
         "track_total_hits": True,
@@ -214,7 +310,7 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
         **rp.pagination(params, config),
     }
     if body["size"]:
-        body["highlight"] = rp.highlight(build_query(parsed, config, fuzzy=False), config)
+        body["highlight"] = rp.highlight(build_query(parsed, config, False, expansions), config)
     post = fq.post_filter(filters)
     if post:
         body["post_filter"] = post
