@@ -311,7 +311,7 @@ def test_suggest(service):
     assert service.suggest("") == []
     chinese = service.suggest("大语言")
     assert [s.text for s in chinese if s.kind == "title"] == ["大语言模型的推理加速方法"]
-    assert ("大语言模型", "concept") == (chinese[0].text, chinese[0].kind)  # glossary concepts come first
+    assert (chinese[0].text, chinese[0].kind) == ("大语言模型", "concept")  # glossary concepts come first
 
 
 def test_similar(service):

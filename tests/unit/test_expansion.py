@@ -62,27 +62,42 @@ def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
     found = expand(terms, matcher)
     as_typed, _ = qb.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
-    groups = as_typed["bool"]["should"]
+    slots = as_typed["bool"]["should"]
     assert as_typed["bool"]["minimum_should_match"] == qb.MANY_TERMS
-    assert len(groups) == 3  # the concept (two words) + "for" + "proteins"
-    assert groups[1] == qb.term_clause("for", CONFIG) and groups[2] == qb.term_clause("proteins", CONFIG)
-    assert "dis_max" in groups[0]
+    assert len(slots) == 4  # one per typed word: "most words must match" counts as before
+    assert slots[2] == qb.term_clause("for", CONFIG) and slots[3] == qb.term_clause("proteins", CONFIG)
+    first, second = (s["dis_max"]["queries"] for s in slots[:2])
+    assert first[0] == qb.term_clause("contrastive", CONFIG) and second[0] == qb.term_clause("learning", CONFIG)
+    assert first[1] == second[1]  # either word may be matched by the concept's other forms or tag
 
 
-def test_a_concept_group_is_one_dis_max_of_typed_words_forms_and_tag(matcher) -> None:
+def concept_part(clause: dict) -> dict:
+    """The concept alternative of a word's clause: {"dis_max": {"queries": [typed, concept]}}."""
+    _typed, concept = clause["dis_max"]["queries"]
+    return concept["dis_max"]
+
+
+def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as_typed(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
-    group = qb.expanded_text_clause(["对比学习"], [e], CONFIG)
-    alternatives = group["dis_max"]["queries"]
-    assert alternatives[0] == qb.term_clause("对比学习", CONFIG)
-    phrases = [a["multi_match"] for a in alternatives[1:] if "multi_match" in a]
+    clause = qb.expanded_text_clause(["对比学习"], [e], CONFIG)
+    assert clause["dis_max"]["queries"][0] == qb.term_clause("对比学习", CONFIG)
+    concept = concept_part(clause)
+    phrases = [a["multi_match"] for a in concept["queries"] if "multi_match" in a]
     assert [p["query"] for p in phrases] == ["contrastive learning", "contrastive representation learning", "對比學習"]
     assert all(p["type"] == "phrase" for p in phrases)
     english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
     assert "title" in english_fields and "abstract" in english_fields
     assert not any(qb.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
     assert all(qb.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
-    assert alternatives[-1] == {"terms": {"concepts": ["contrastive_learning"],
-                                          "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+    assert concept["queries"][-1] == {"terms": {"concepts": ["contrastive_learning"],
+                                                "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+    assert "boost" not in concept  # one word carries the whole concept
+
+
+def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
+    terms = ["large", "language", "models"]
+    slots = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
 
 
 def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(matcher) -> None:
@@ -112,7 +127,9 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     terms = ["contrastive", "learning", "for", "proteins"]
     as_typed, other_language = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     query = other_language["bool"]
-    assert query["must"] == [as_typed["bool"]["should"][0]]  # the concept group
+    (group,) = query["must"]  # the concept, once, with its whole weight
+    assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
+    assert "boost" not in concept_part(group)
     assert query["should"] == [qb.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
     assert query["filter"] == [{"term": {"languages": "zh"}}]
     chinese = ["图神经网络", "药物"]

@@ -208,23 +208,28 @@ def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
 
 
 def form_fields(config: dict, language: str) -> dict[str, float]:
-    """The query fields of one script (authors left out: a concept is not a name)."""
-    authors = set(config["field_aliases"]["author"])
+    """Where a concept's other forms are searched: the paper's own text fields of one script. Not
+    the authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already:
+    the words as typed reach them)."""
+    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
     return {name: boost for name, boost in config["query_fields"].items()
-            if name not in authors and is_chinese_field(name) == (language == "zh")}
+            if name not in skipped and is_chinese_field(name) == (language == "zh")}
 
 
-def concept_clause(expansion: Expansion, typed: Query, config: dict) -> Query:
-    """One group per concept: the words as typed, or any other form as a phrase, or the concept tag;
-    the best of them scores (dis_max), so many forms do not add up."""
+def concept_clause(expansion: Expansion, typed: Query, config: dict, share: float = 1.0) -> Query:
+    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
+    alternative scores (dis_max), so a concept with many forms does not add up. `share`: the part of
+    the concept's weight this clause carries when the concept's words are several clauses."""
     settings = config["cross_lingual"]
-    alternatives = [typed]
+    others: list[Query] = []
     for language, forms in (("en", expansion.en), ("zh", expansion.zh)):
         fields = form_fields(config, language)
-        alternatives += [phrase_clause(form, fields) for form in forms]
-    alternatives.append({"terms": {concepts_config()["field"]: list(expansion.ids),
-                                   "boost": settings["concept_boost"]}})
-    return {"dis_max": {"queries": alternatives, "tie_breaker": settings["tie_breaker"]}}
+        others += [phrase_clause(form, fields) for form in forms]
+    others.append({"terms": {concepts_config()["field"]: list(expansion.ids), "boost": settings["concept_boost"]}})
+    concept: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    if share != 1:
+        concept["dis_max"]["boost"] = round(share, 4)
+    return {"dis_max": {"queries": [typed, concept]}}
 
 
 def _all_of(clauses: list[Query]) -> Query:
@@ -232,50 +237,47 @@ def _all_of(clauses: list[Query]) -> Query:
 
 
 def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: bool = True) -> Query | None:
-    """text_clause with each recognised concept as one group.
+    """text_clause with the concepts recognised in the words searched in both languages.
 
-    A concept covering whole terms replaces them by its group. Concepts found inside a longer
-    Chinese term ("基于对比学习的图像分类") give that term a second way to match: all its concepts'
-    groups, so a paper in the other language need not contain the Chinese words around them. For
-    the same reason papers in the other language need only match the concepts when other words
-    were typed beside them ("concrete cracks": Chinese papers about 混凝土; the words as typed still
-    rank them).
+    Every typed word stays one clause, so "most words must match" counts as before; a word that is
+    part of a concept may also be matched by the concept (its other forms, its tag), best of them
+    scoring, each of the concept's words carrying an equal share of its weight (so a three-word
+    concept matched by its acronym counts once, not three times). Concepts found inside a longer
+    Chinese term ("基于对比学习的图像分类") give
+    that term a second way to match: all its concepts' groups, so a paper in the other language need
+    not contain the Chinese words around them. For the same reason papers written in the other
+    language need only match the concepts when other words were typed beside them ("concrete
+    cracks": Chinese papers about 混凝土); the words as typed still rank them.
     """
     if not found:
         return text_clause(terms, config, fuzzy)
     if not terms:
         return None
-    starting: dict[int, list[Expansion]] = {}
+    whole = {k: e for e in found if e.whole_terms for k in range(e.first, e.last + 1)}
+    inside: dict[int, list[Expansion]] = {}
     for e in found:
-        starting.setdefault(e.first, []).append(e)
-    groups: list[Query] = []
-    others: list[str] = []  # the terms that are no concept
+        if not e.whole_terms:
+            inside.setdefault(e.first, []).append(e)
     clauses: list[Query] = []
-    skip_to = 0
+    others: list[str] = []  # the words that are no concept
     for i, term in enumerate(terms):
-        if i < skip_to:
-            continue
-        here = starting.get(i, [])
         typed = term_clause(term, config, fuzzy)
-        if not here:
+        if i in whole:
+            e = whole[i]
+            clauses.append(concept_clause(e, typed, config, share=1 / (e.last - e.first + 1)))
+        elif i in inside:
+            parts = _all_of([concept_clause(e, term_clause(e.typed, config, fuzzy=False), config) for e in inside[i]])
+            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
+        else:
             clauses.append(typed)
             others.append(term)
-        elif len(here) == 1 and here[0].whole_terms:
-            e = here[0]
-            words = [term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]
-            clauses.append(concept_clause(e, _all_of(words), config))
-            groups.append(clauses[-1])
-            skip_to = e.last + 1
-        else:
-            parts = _all_of([concept_clause(e, term_clause(e.typed, config, fuzzy=False), config) for e in here])
-            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
-            groups.append(parts)
-    if len(clauses) == 1:
-        return clauses[0]
-    as_typed: Query = {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
+    as_typed = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
     other_language = _other_language(others)
-    if not groups or other_language is None:
+    if not others or other_language is None:
         return as_typed
+    groups = [concept_clause(e, _all_of([term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]), config)
+              for e in found if e.whole_terms]
+    groups += [clauses[i]["bool"]["should"][1] for i in inside]
     in_other_language: Query = {"bool": {
         "must": groups,
         "should": [term_clause(t, config, fuzzy=False) for t in others],
