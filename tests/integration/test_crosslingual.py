@@ -6,41 +6,21 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support import loaded_alias, write_jsonl
+from support import FIXTURES, loaded_alias
 
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
 
-PAPERS = [
-    {"id": "en-cl-1", "title": "Contrastive learning of visual representations",
-     "abstract": "We study contrastive learning, which pulls augmented views of one image together.", "year": 2020},
-    {"id": "en-cl-2", "title": "Hard negatives for contrastive representation learning",
-     "abstract": "Sampling hard negatives improves the representations learned with a contrastive loss.", "year": 2021},
-    {"id": "en-contrast", "title": "Contrast enhancement of medical images",
-     "abstract": "We learn a mapping that raises the contrast of scans; learning uses few labels.", "year": 2021},
-    {"id": "zh-cl", "title_zh": "基于对比学习的图像表示方法",
-     "abstract_zh": "本文提出一种对比学习方法，用于无标签图像的表示学习。", "year": 2022},
-    {"id": "en-fl", "title": "Federated learning with heterogeneous clients",
-     "abstract": "Clients train a shared model without sending their data to a server.", "year": 2022},
-    {"id": "zh-fl", "title_zh": "联邦学习在医疗数据共享中的应用",
-     "abstract_zh": "多家医院在不共享原始数据的情况下，通过联邦学习共同训练诊断模型。", "year": 2023},
-    {"id": "en-llm", "title": "Scaling laws of large language models",
-     "abstract": "We measure how the loss of large language models falls with compute.", "year": 2023},
-    {"id": "zh-llm", "title_zh": "大语言模型的推理能力评测",
-     "abstract_zh": "我们构建基准，评测大语言模型在数学问题上的推理能力。", "year": 2024},
-    {"id": "en-organ", "title": "An organ atlas for slogan detection",
-     "abstract": "Organic shapes of organs are segmented; the slogan is unrelated to any network.", "year": 2019},
-    {"id": "en-gnn", "title": "Message passing in graph neural networks for molecules",
-     "abstract": "Graph neural networks predict properties of molecules from their bonds.", "year": 2021},
-]
+# English-only and Chinese-only papers about a few glossary concepts, and traps ("contrast" … "learning",
+# "organ"/"slogan" around GAN).
+PAPERS = FIXTURES / "crosslingual-papers.jsonl"
 ENGLISH_CL = {"en-cl-1", "en-cl-2"}
 
 
 @pytest.fixture(scope="module", params=["auto", "core"])
-def alias(request, cluster, tmp_path_factory) -> Iterator[str]:
-    path = write_jsonl(tmp_path_factory.mktemp("xl") / "papers.jsonl", PAPERS)
-    with loaded_alias(cluster, "paperstest_xl", [path], PAPERSEARCH_ANALYSIS_PROFILE=request.param) as (name, _):
+def alias(request, cluster) -> Iterator[str]:
+    with loaded_alias(cluster, "paperstest_xl", [PAPERS], PAPERSEARCH_ANALYSIS_PROFILE=request.param) as (name, _):
         yield name
 
 
