@@ -101,7 +101,8 @@ class ConceptMatcher:
         self._en = _Automaton({
             pattern: (tuple(owners),
                       tuple(cid for cid, spellings in owners.items() if spellings is None),
-                      tuple((cid, tuple(spellings)) for cid, spellings in owners.items() if spellings is not None))
+                      tuple((cid, tuple(_acronym_offsets(s) for s in spellings))
+                            for cid, spellings in owners.items() if spellings is not None))
             for pattern, owners in en.items()
         })
         self._zh = _Automaton({form: (tuple(ids), _latin_edge(form[0]), _latin_edge(form[-1]))
@@ -117,8 +118,8 @@ class ConceptMatcher:
             if cased:
                 ids = plain
                 if acronyms:
-                    words = written[start:end].split()
-                    ids += tuple(cid for cid, spellings in acronyms if any(_as_written(s, words) for s in spellings))
+                    ids += tuple(cid for cid, spellings in acronyms
+                                 if any(_as_written(s, written, start) for s in spellings))
             if ids:
                 found.append((start + 1, end - 1, ids))
         return found
@@ -232,13 +233,25 @@ class ConceptMatcher:
         number = self._en.number(pattern)
         if number is None:
             return ()
-        acronyms = self._en.values[number][2]
-        return tuple(cid for cid, spellings in acronyms if cid in ids and any(_as_written(s, words) for s in spellings))
+        written = f" {'  '.join(words)} "  # as english.pattern, in the case typed
+        return tuple(cid for cid, spellings in self._en.values[number][2]
+                     if cid in ids and any(_as_written(s, written, 0) for s in spellings))
 
 
-def _as_written(spelling: english.Spelling, words: list[str]) -> bool:
-    """The acronyms of a spelling appear exactly as written there (LLM, ViTs)."""
-    return all(want == got for want, got in zip(spelling, words, strict=False) if want != want.lower())
+def _as_written(acronyms: tuple[tuple[int, str], ...], written: str, start: int) -> bool:
+    """Each acronym of a spelling is in the text exactly as written in the glossary (LLM, ViTs)."""
+    return all(written.startswith(acronym, start + offset) for offset, acronym in acronyms)
+
+
+def _acronym_offsets(spelling: english.Spelling) -> tuple[tuple[int, str], ...]:
+    """Where in the spelling's pattern each acronym starts, to compare it with the text as written."""
+    out = []
+    offset = 1  # english.pattern: a leading space, words joined by two
+    for word in spelling:
+        if word != word.lower():
+            out.append((offset, word))
+        offset += len(word) + 2
+    return tuple(out)
 
 
 @lru_cache(maxsize=4)
