@@ -61,18 +61,17 @@ def _latin_edge(ch: str) -> bool:
 
 
 class _Automaton:
-    """Leftmost-longest matching of many patterns; each pattern carries a value."""
+    """Leftmost-longest matching of many patterns (str, or bytes for ASCII); each carries a value."""
 
-    def __init__(self, patterns: dict[str, tuple]) -> None:
+    def __init__(self, patterns: dict, kind: type = ahocorasick_rs.AhoCorasick) -> None:
         self.values = list(patterns.values())
         self._numbers = {p: i for i, p in enumerate(patterns)}
-        self._automaton = (ahocorasick_rs.AhoCorasick(list(patterns), matchkind=_LEFTMOST_LONGEST)
-                           if patterns else None)
+        self._automaton = kind(list(patterns), matchkind=_LEFTMOST_LONGEST) if patterns else None
 
-    def number(self, pattern: str) -> int | None:
+    def number(self, pattern: str | bytes) -> int | None:
         return self._numbers.get(pattern)
 
-    def find(self, haystack: str) -> list[tuple[int, int, int]]:
+    def find(self, haystack: str | bytes) -> list[tuple[int, int, int]]:
         """(pattern number, start, end) of each match."""
         return self._automaton.find_matches_as_indexes(haystack) if self._automaton else []
 
@@ -99,12 +98,12 @@ class ConceptMatcher:
                 if c.id not in ids:
                     ids.append(c.id)
         self._en = _Automaton({
-            pattern: (tuple(owners),
+            pattern.encode(): (tuple(owners),
                       tuple(cid for cid, spellings in owners.items() if spellings is None),
                       tuple((cid, tuple(_acronym_offsets(s) for s in spellings))
                             for cid, spellings in owners.items() if spellings is not None))
             for pattern, owners in en.items()
-        })
+        }, ahocorasick_rs.BytesAhoCorasick)
         self._zh = _Automaton({form: (tuple(ids), _latin_edge(form[0]), _latin_edge(form[-1]))
                                for form, ids in zh.items()})
 
@@ -213,7 +212,7 @@ class ConceptMatcher:
             owner += [i] * len(english.words(terms[i]))
         out = []
         text = " ".join(terms[i] for i in run)
-        written = english.haystack(text)
+        written = english.haystack(text).decode()
         for start, end, ids in self._english(text, cased=False):
             if len(ids) > 1:  # typed as written in the glossary ("GAN", not "gan"): that concept only
                 ids = self._written_as_typed(written[start:end].split(), ids) or ids
@@ -229,27 +228,26 @@ class ConceptMatcher:
         """Of several concepts sharing a lowercase form, those whose acronym was typed as written."""
         if all(w == w.lower() for w in words):
             return ()
-        pattern = english.pattern(tuple(words))
-        number = self._en.number(pattern)
+        number = self._en.number(english.pattern(tuple(words)).encode())
         if number is None:
             return ()
-        written = f" {'  '.join(words)} "  # as english.pattern, in the case typed
+        written = f" {'  '.join(words)} ".encode()  # as english.pattern, in the case typed
         return tuple(cid for cid, spellings in self._en.values[number][2]
                      if cid in ids and any(_as_written(s, written, 0) for s in spellings))
 
 
-def _as_written(acronyms: tuple[tuple[int, str], ...], written: str, start: int) -> bool:
+def _as_written(acronyms: tuple[tuple[int, bytes], ...], written: bytes, start: int) -> bool:
     """Each acronym of a spelling is in the text exactly as written in the glossary (LLM, ViTs)."""
     return all(written.startswith(acronym, start + offset) for offset, acronym in acronyms)
 
 
-def _acronym_offsets(spelling: english.Spelling) -> tuple[tuple[int, str], ...]:
+def _acronym_offsets(spelling: english.Spelling) -> tuple[tuple[int, bytes], ...]:
     """Where in the spelling's pattern each acronym starts, to compare it with the text as written."""
     out = []
     offset = 1  # english.pattern: a leading space, words joined by two
     for word in spelling:
         if word != word.lower():
-            out.append((offset, word))
+            out.append((offset, word.encode()))
         offset += len(word) + 2
     return tuple(out)
 
