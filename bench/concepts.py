@@ -5,8 +5,8 @@
 1. Query time: papersearch.concepts recognition plus webapp.services.expansion (the forms to add)
    for every query of bench/relevance/*.json, each parsed as the webapp parses it; p50/p95/max in µs
    (the target is p50 ≤ 1 ms).
-2. Index time, no Elasticsearch: read + validate + to_document per paper with the glossary and with
-   an empty one (the tagging's share of the indexer's own CPU), on the synthetic corpus
+2. Index time, no Elasticsearch: CPU of read + validate + to_document per paper with the glossary and
+   with an empty one (the tagging's share of the indexer's own CPU), on the synthetic corpus
    (bench/corpus.py) and on each --corpus file (e.g. ../shared/corpora/*.jsonl.gz; skipped when absent).
 3. Unless --no-index: indexer.loader.load() of the synthetic corpus into a fresh index, with tags and
    without (an empty glossary), alternating, best of --repeats each; throughput ratio (target ≥ 0.90).
@@ -84,10 +84,10 @@ def prepare(corpus: Path) -> dict:
     out: dict = {"corpus": str(corpus)}
     for label in ("with", "without", "with_again"):
         with without_tagging() if label == "without" else _nothing():
-            started = time.perf_counter()
+            started = time.process_time()  # CPU of this process: steadier than wall time on a shared machine
             papers = [r for r in read_records(corpus, taxonomy) if isinstance(r, Paper)]
             tags = sum(len(to_document(p, taxonomy)["concepts"]) for p in papers)
-            seconds = time.perf_counter() - started
+            seconds = time.process_time() - started
         out[label] = {"papers": len(papers), "us_per_paper": round(seconds / len(papers) * 1e6, 1),
                       "tags_per_paper": round(tags / len(papers), 2)}
     best_with = min(out["with"]["us_per_paper"], out["with_again"]["us_per_paper"])
