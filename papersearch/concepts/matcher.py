@@ -36,10 +36,6 @@ class Match:
     ids: tuple[str, ...]  # several when the form is ambiguous
     language: str  # "en" or "zh": the script of the form that matched
 
-    @property
-    def ambiguous(self) -> bool:
-        return len(self.ids) > 1
-
 
 @dataclass(frozen=True)
 class TermMatch:
