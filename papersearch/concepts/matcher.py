@@ -100,6 +100,12 @@ class ConceptMatcher:
                             for cid, spellings in owners.items() if spellings is not None))
             for pattern, owners in en.items()
         }, ahocorasick_rs.BytesAhoCorasick)
+        # per English pattern: its only concept when any casing counts, else None (check acronyms, ambiguity)
+        self._en_sole = [ids[0] if len(ids) == 1 and not acronyms else None for ids, _, acronyms in self._en.values]
+        self._en_one_acronym = [(ids[0], *acronyms[0][1][0][0])
+                                if len(ids) == 1 and len(acronyms) == 1 and len(acronyms[0][1]) == 1
+                                and len(acronyms[0][1][0]) == 1 else None
+                                for ids, _, acronyms in self._en.values]
         self._zh = _Automaton({form: (tuple(ids), _latin_edge(form[0]), _latin_edge(form[-1]))
                                for form, ids in zh.items()})
 
@@ -109,12 +115,7 @@ class ConceptMatcher:
         values = self._en.values
         found: list[Span] = []
         for number, start, end in self._en.find(written.lower()):
-            ids, plain, acronyms = values[number]
-            if cased:
-                ids = plain
-                if acronyms:
-                    ids += tuple(cid for cid, spellings in acronyms
-                                 if any(_as_written(s, written, start) for s in spellings))
+            ids = _as_found(values[number], written, start) if cased else values[number][0]
             if ids:
                 found.append((start + 1, end - 1, ids))
         return found
@@ -152,8 +153,25 @@ class ConceptMatcher:
         order of first appearance. An ambiguous form adds nothing by itself: its concepts count only
         when the paper also names them by one of their own forms."""
         text = _SEPARATE.join(t for t in texts if t)  # one pass; no form spans two fields
+        written = english.haystack(text)
+        sole, one_acronym, values = self._en_sole, self._en_one_acronym, self._en.values
         found: dict[str, None] = {}
-        for _, _, ids in (*self._english(text, True), *self._chinese(text)):
+        # The hot loop of indexing: most patterns belong to one concept and have no acronym.
+        for number, start, _ in self._en.find(written.lower()):
+            cid = sole[number]
+            if cid is None:
+                acronym = one_acronym[number]
+                if acronym:  # one concept, one acronym (LLM, GANs …): compare it in place
+                    cid, offset, written_as = acronym
+                    if not written.startswith(written_as, start + offset):
+                        continue
+                else:
+                    ids = _as_found(values[number], written, start)
+                    if len(ids) != 1:
+                        continue
+                    cid = ids[0]
+            found[cid] = None
+        for _, _, ids in self._chinese(text):
             if len(ids) == 1:
                 found[ids[0]] = None
         return list(found)
@@ -230,6 +248,15 @@ class ConceptMatcher:
         written = f" {'  '.join(words)} ".encode()  # as english.pattern, in the case typed
         return tuple(cid for cid, spellings in self._en.values[number][2]
                      if cid in ids and any(_as_written(s, written, 0) for s in spellings))
+
+
+def _as_found(value: tuple, written: bytes, start: int) -> tuple[str, ...]:
+    """The concepts of an English pattern found at `start` in a paper: those any casing counts for,
+    and those whose acronyms are written there as in the glossary."""
+    _, plain, acronyms = value
+    if not acronyms:
+        return plain
+    return plain + tuple(cid for cid, spellings in acronyms if any(_as_written(s, written, start) for s in spellings))
 
 
 def _as_written(acronyms: tuple[tuple[int, bytes], ...], written: bytes, start: int) -> bool:
