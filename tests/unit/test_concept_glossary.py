@@ -88,3 +88,16 @@ def test_an_unreadable_or_empty_file_fails_clearly(tmp_path: Path) -> None:
     empty.write_text("# nothing yet\n", encoding="utf-8")
     with pytest.raises(GlossaryError, match="the glossary has no concepts"):
         load(empty)
+
+
+def test_the_check_command_names_each_problem_and_fails(tmp_path: Path, capsys) -> None:
+    from papersearch.concepts.__main__ import main
+
+    broken = tmp_path / "concepts.tsv"
+    broken.write_text(GOOD + "x\tmethod\tx ray||xr\t射线\n", encoding="utf-8")
+    assert main(["check", str(broken)]) == 1
+    assert f"{broken}:2: en: form '': empty form" in capsys.readouterr().err
+    assert main(["check", str(FIXTURE)]) == 1  # valid, but a fixture does not cover the taxonomy
+    assert "taxonomy topic without a concept" in capsys.readouterr().err
+    assert main(["check"]) == 0  # the real glossary
+    assert "concepts (" in capsys.readouterr().out
