@@ -24,6 +24,7 @@ DEFAULT_BASE = "papersearch-querylog"
 INDEX_PATTERN = f"{DEFAULT_BASE}-*"
 BASE_RE = r"^papersearch-querylog(-[a-z0-9_]+)?$"
 DAY_FORMAT = "%Y.%m.%d"
+QUERY_ID_PATTERN = r"^[0-9a-f]{32}$"  # new_query_id(); beacons must send one
 MAX_LOGGED_QUERY = 1000  # characters kept of one query (the webapp refuses longer ones anyway)
 
 # Values of the `event` field.
@@ -57,7 +58,7 @@ def new_query_id() -> str:
 
 class Event(BaseModel):
     timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
-    query_id: str
+    query_id: str = Field(pattern=QUERY_ID_PATTERN)
 
 
 class SearchEvent(Event):
@@ -100,7 +101,7 @@ class RetypeEvent(Event):
     """A new search typed in the same tab shortly after `previous_query_id`, without a click between."""
 
     event: Literal["retype"] = RETYPE
-    previous_query_id: str
+    previous_query_id: str = Field(pattern=QUERY_ID_PATTERN)
 
 
 EVENT_MODELS: dict[str, type[Event]] = {SEARCH: SearchEvent, CLICK: ClickEvent, RETYPE: RetypeEvent}

@@ -38,7 +38,8 @@ class Cluster:
             ES_USERNAME=self.indexer[0], ES_PASSWORD=self.indexer[1],
             ES_WEB_USERNAME=self.web[0], ES_WEB_PASSWORD=self.web[1],
             PAPERSEARCH_ALIAS=alias,
-            **overrides,
+            # Off unless a test turns it on (tests/integration/test_querylog*.py, the click beacon's browser test).
+            **({"PAPERSEARCH_QUERY_LOG": "off"} | overrides),
         )
 
 

@@ -8,6 +8,7 @@ tests) the values live in this process. Names and labels: docs/operations.md "Me
 
 from __future__ import annotations
 
+import glob
 import os
 import time
 from collections.abc import Iterable, Iterator
@@ -23,6 +24,7 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
+from prometheus_client.mmap_dict import MmapedDict
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 ROUTE = "/metrics"
@@ -81,6 +83,28 @@ def exposition() -> tuple[bytes, str]:
         multiprocess.MultiProcessCollector(registry)
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def archive_dead_worker(pid: int, directory: str | None = None) -> None:
+    """Fold a finished worker's counters and histograms into `<type>_archive.db` and delete its files.
+
+    gunicorn replaces workers (max_requests); without this every past worker leaves files behind, and
+    each scrape reads them all. Sums stay the same: /metrics adds the archive like any worker's file.
+    Called by config/gunicorn.conf.py's child_exit (in the master, one worker at a time).
+    """
+    directory = directory or os.environ[MULTIPROC_ENV]
+    multiprocess.mark_process_dead(pid, directory)
+    for path in glob.glob(os.path.join(directory, f"*_{pid}.db")):
+        kind = os.path.basename(path).split("_")[0]
+        if kind not in ("counter", "histogram"):
+            continue
+        archive = MmapedDict(os.path.join(directory, f"{kind}_archive.db"))
+        try:
+            for key, value, timestamp, _ in MmapedDict.read_all_values_from_file(path):
+                archive.write_value(key, archive.read_value(key)[0] + value, timestamp)
+        finally:
+            archive.close()
+        os.remove(path)
 
 
 def init_app(app: Flask, enabled: bool) -> None:

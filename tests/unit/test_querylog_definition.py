@@ -42,8 +42,8 @@ def test_every_event_field_is_mapped():
 
 
 def test_search_event_normalises_the_query_and_flags_zero_results():
-    event = querylog.SearchEvent(query_id="x", q="  Graph\u00a0NEURAL  nets ", sort="relevance", page=1, size=10,
-                                 total=0, took_ms=3, lang="en", source="page")
+    event = querylog.SearchEvent(query_id=querylog.new_query_id(), q="  Graph\u00a0NEURAL  nets ", sort="relevance",
+                                 page=1, size=10, total=0, took_ms=3, lang="en", source="page")
     doc = querylog.document(event)
     assert doc["q_norm"] == "graph neural nets" and doc["zero_result"] is True
     assert "did_you_mean" not in doc  # unset optional fields are left out
