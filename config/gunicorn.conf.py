@@ -74,5 +74,10 @@ def on_exit(server):
 
 
 if _settings.log_format == "json":
-    # gunicorn merges this into its own logging defaults; its handlers use the formatter "generic".
-    logconfig_dict = {"formatters": {"generic": formatter_config("json")}}
+    # Replaces gunicorn's logging defaults section by section: its handlers use the formatter "generic";
+    # its loggers must not also propagate to the root's handler (every line would appear twice).
+    logconfig_dict = {
+        "formatters": {"generic": formatter_config("json")},
+        "loggers": {name: {"level": loglevel.upper(), "handlers": [handler], "propagate": False}
+                    for name, handler in (("gunicorn.error", "error_console"), ("gunicorn.access", "console"))},
+    }
