@@ -109,3 +109,17 @@ def test_json_log_lines(capsys):
     assert record["level"] == "WARNING" and record["logger"] == "papersearch.test"
     assert record["message"] == "查询 x" and record["route"] == "/api/search"
     assert datetime.fromisoformat(record["time"]).tzinfo is not None
+
+
+def test_openapi_declares_the_beacons_and_metrics():
+    from papersearch.index_definition import search_config
+    from webapp import openapi
+    from webapp.controllers.params import RequestArgs
+
+    doc = openapi.document(RequestArgs(search_config()))
+    body = doc["paths"]["/api/events"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    assert [ref["$ref"].rsplit("/", 1)[1] for ref in body["oneOf"]] == ["ClickBeacon", "RetypeBeacon"]
+    click = doc["components"]["schemas"]["ClickBeacon"]
+    assert click["additionalProperties"] is False and click["properties"]["query_id"]["pattern"] == (
+        querylog.QUERY_ID_PATTERN)
+    assert "/metrics" in doc["paths"]

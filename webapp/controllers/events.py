@@ -43,6 +43,7 @@ class RetypeBeacon(_Beacon):
     previous_query_id: QueryId
 
 
+BEACONS: tuple[type[BaseModel], ...] = (ClickBeacon, RetypeBeacon)  # also the OpenAPI request bodies
 Beacon = Annotated[ClickBeacon | RetypeBeacon, Field(discriminator="type")]
 _BEACON = TypeAdapter(Beacon)
 
