@@ -21,7 +21,7 @@ import time
 from typing import Any
 
 from bench.common import BENCH_QUERY_LOG, WEB_USER, delete_bench_query_log, es_url, identity, log, percentile
-from bench.search import QUERY_MIX, Api, Gunicorn, Phase, run_phase
+from bench.search import QUERY_MIX, Api, Gunicorn, Phase, run_phase, server_arguments
 
 TARGET_P50_MS = 1.0
 
@@ -104,11 +104,7 @@ def bench_query_log(alias: str, clients: list[int], seconds: float = 20.0, worke
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--alias", default="papersbench_idx", help="a papersbench_* alias with data")
-    parser.add_argument("--clients", default="1,8")
-    parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per server and level")
-    parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
-    args = parser.parse_args(argv)
+    args = server_arguments(parser, clients="1,8").parse_args(argv)
     result = bench_query_log(args.alias, [int(c) for c in args.clients.split(",")], args.seconds, args.workers)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0

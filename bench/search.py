@@ -399,12 +399,17 @@ def bench_search(alias: str, clients: list[int], seconds: float = 20.0, requests
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def server_arguments(parser: argparse.ArgumentParser, clients: str) -> argparse.ArgumentParser:
     parser.add_argument("--alias", default="papersbench_idx", help="a papersbench_* alias with data")
-    parser.add_argument("--clients", default="1,8,32")
+    parser.add_argument("--clients", default=clients)
     parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = server_arguments(argparse.ArgumentParser(description=__doc__,
+                                                      formatter_class=argparse.RawDescriptionHelpFormatter), "1,8,32")
     parser.add_argument("--query-log-overhead", action="store_true",
                         help="also measure the query log's cost (bench/querylog_overhead.py)")
     args = parser.parse_args(argv)

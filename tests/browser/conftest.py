@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from support import delete_alias_indices
 from werkzeug.serving import make_server
 
 from papersearch import querylog
@@ -27,9 +28,7 @@ def live_query_log(admin) -> Iterator[str]:
     """The base name of the query log the live server writes (its indices are deleted afterwards)."""
     base = f"{querylog.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
     yield base
-    names = list(admin.indices.get(index=f"{base}-*", allow_no_indices=True))
-    if names:
-        admin.indices.delete(index=",".join(names))
+    delete_alias_indices(admin, base)
 
 
 @pytest.fixture(scope="session")

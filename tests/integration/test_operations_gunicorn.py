@@ -10,15 +10,14 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-
-from papersearch import querylog
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
 
 ROOT = Path(__file__).resolve().parents[2]
 GUNICORN = Path(sys.executable).with_name("gunicorn")
@@ -61,23 +60,23 @@ def start(cluster, alias: str, port: int, env: dict[str, str], log) -> subproces
                                 "ES_URL": cluster.url, "ES_WEB_USERNAME": cluster.web[0],
                                 "ES_WEB_PASSWORD": cluster.web[1], "PAPERSEARCH_ALIAS": alias,
                                 "PAPERSEARCH_BIND": f"127.0.0.1:{port}", "PAPERSEARCH_RATE_LIMIT": "off"})
-    for _ in range(300):
-        assert proc.poll() is None, Path(log.name).read_text()
+    # Ready once /readyz answers 200: refused connections and 503s are retried for about a minute.
+    with requests.Session() as s:
+        s.mount("http://", HTTPAdapter(max_retries=Retry(total=120, connect=120, status=120, backoff_factor=0.1,
+                                                         backoff_max=0.5, status_forcelist=[503])))
         try:
-            if requests.get(f"http://127.0.0.1:{port}/readyz", timeout=5).status_code == 200:
-                return proc
-        except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise AssertionError(f"gunicorn not ready: {Path(log.name).read_text()}")
+            s.get(f"http://127.0.0.1:{port}/readyz", timeout=10).raise_for_status()
+        except requests.RequestException as exc:
+            proc.kill()
+            raise AssertionError(f"gunicorn not ready ({exc}): {Path(log.name).read_text()}") from exc
+    return proc
 
 
-def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, tmp_path):
+def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, query_log_base, tmp_path):
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"stale")  # a previous run's file: removed at start
-    base = f"{querylog.DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
+    base = query_log_base
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "gunicorn.log"
@@ -120,9 +119,6 @@ def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, a
         finally:
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(30) == 0
-            names = list(admin.indices.get(index=f"{base}-*", allow_no_indices=True))
-            if names:
-                admin.indices.delete(index=",".join(names))
 
     lines = [line for line in log_path.read_text().splitlines() if line.strip()]
     records = [json.loads(line) for line in lines]  # every line is one JSON object

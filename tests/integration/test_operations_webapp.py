@@ -11,7 +11,6 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Iterator
 
 import pytest
 from elasticsearch import Elasticsearch
@@ -26,12 +25,8 @@ PRIVATE = {"REMOTE_ADDR": "203.0.113.77", "HTTP_X_FORWARDED_FOR": "198.51.100.9"
 
 
 @pytest.fixture
-def log_base(admin: Elasticsearch) -> Iterator[str]:
-    name = f"{querylog.DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
-    yield name
-    names = list(admin.indices.get(index=f"{name}-*", expand_wildcards="all"))
-    if names:
-        admin.indices.delete(index=",".join(names))
+def log_base(query_log_base: str) -> str:
+    return query_log_base
 
 
 @pytest.fixture

@@ -10,13 +10,11 @@ import json
 import os
 import subprocess
 import sys
-import uuid
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from elasticsearch import AuthorizationException, Elasticsearch
+from elasticsearch import AuthorizationException
 
 from indexer.querylog_admin import prune
 from indexer.querylog_report import build
@@ -29,12 +27,8 @@ PRIVATE = ("ip", "client_ip", "remote_addr", "user_agent", "cookie", "session")
 
 
 @pytest.fixture
-def base(admin: Elasticsearch) -> Iterator[str]:
-    name = f"{querylog.DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
-    yield name
-    names = list(admin.indices.get(index=f"{name}-*", expand_wildcards="all"))
-    if names:
-        admin.indices.delete(index=",".join(names))
+def base(query_log_base: str) -> str:
+    return query_log_base
 
 
 def write(cluster, base: str, events: list[querylog.Event]) -> None:
