@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import AuthorizationException
+from support import SAMPLE
 
 from indexer.querylog_admin import prune
 from indexer.querylog_report import build
@@ -47,10 +48,10 @@ def search_event(when: datetime, q: str, total: int, took: int = 10, **kwargs) -
     return querylog.SearchEvent(timestamp=when, q=q, total=total, took_ms=took, **fields)
 
 
-def run_admin(cluster, base: str, *args: str) -> subprocess.CompletedProcess:
+def run_admin(cluster, base: str, *args: str, **extra: str) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ES_", "PAPERSEARCH_"))}
     env |= {"ES_URL": cluster.url, "ES_USERNAME": cluster.indexer[0], "ES_PASSWORD": cluster.indexer[1],
-            "PAPERSEARCH_QUERY_LOG_INDEX": base}
+            "PAPERSEARCH_QUERY_LOG_INDEX": base, **extra}
     return subprocess.run([ADMIN_CLI, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
 
@@ -203,3 +204,13 @@ def test_prune_deletes_only_old_daily_indices(cluster, base, admin):
     assert done.returncode == 0, done.stderr
     assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(querylog.daily_index(base, now - timedelta(days=a))
                                                                     for a in (1, 0))
+
+
+def test_admin_log_lines_can_be_json(cluster, base, alias):
+    done = run_admin(cluster, base, "reindex", "--no-progress", str(SAMPLE), PAPERSEARCH_ALIAS=alias,
+                     PAPERSEARCH_LOG_FORMAT="json")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stderr.splitlines() if line.strip()]  # every line is JSON
+    assert any(r["logger"] == "papersearch.index_definition" and r["message"].startswith("analysis profile")
+               for r in records)
+    assert "reindex: read 40" in done.stdout  # the command's own output stays plain
