@@ -12,7 +12,7 @@ from collections import Counter, defaultdict
 from datetime import UTC, date, datetime, timedelta
 
 from elasticsearch import Elasticsearch, NotFoundError
-from pydantic import BaseModel
+from pydantic import BaseModel, computed_field
 
 from papersearch import querylog
 
@@ -73,9 +73,10 @@ class Report(BaseModel):
     top_zero_result_queries: list[QueryCount] = []
     retyped: list[Retyped] = []
 
+    @computed_field  # type: ignore[prop-decorator]
     @property
     def zero_result_share(self) -> float:
-        return self.zero_result / self.searches if self.searches else 0.0
+        return round(self.zero_result / self.searches, 4) if self.searches else 0.0
 
 
 def _aggregations() -> dict:

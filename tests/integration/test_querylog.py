@@ -174,7 +174,7 @@ def test_report_on_a_seeded_log_counts_right(cluster, base):
     as_json = run_admin(cluster, base, "report", "--since", "7d", "--json")
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
-    assert (data["searches"], data["zero_result"], data["clicks"]) == (20, 8, 3)
+    assert (data["searches"], data["zero_result"], data["clicks"], data["zero_result_share"]) == (20, 8, 3, 0.4)
     table = run_admin(cluster, base, "report")
     assert table.returncode == 0, table.stderr
     assert "searches 20, zero results 8 (40.0%)" in table.stdout
