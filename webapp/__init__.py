@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
@@ -16,6 +16,9 @@ from papersearch import logs
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from webapp.querylog import QueryLogWriter
 
 REQUEST_TIMEOUT = 2.0  # seconds; see DECISIONS.md "2 s Elasticsearch timeout in the webapp"
 QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the background)
@@ -62,7 +65,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     return app
 
 
-def _query_log_writer(settings: Settings) -> Any:
+def _query_log_writer(settings: Settings) -> QueryLogWriter:
     from webapp import metrics
     from webapp.querylog import QueryLogWriter
 
