@@ -14,12 +14,15 @@ bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
-worker_class = "gthread"
+# gthread, answering an over-long URL with the API's JSON error instead of gunicorn's HTML page.
+worker_class = "webapp.server.JsonErrorThreadWorker"
 threads = int(os.environ.get("PAPERSEARCH_THREADS", 4))
 
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
 graceful_timeout = 20
 keepalive = 5
+# gunicorn's maximum: a 500-character Chinese query alone is 4.5 KB percent-encoded (the default is 4094).
+limit_request_line = 8190
 max_requests = 2000  # recycle workers now and then, jittered so they do not all restart together
 max_requests_jitter = 200
 preload_app = False
