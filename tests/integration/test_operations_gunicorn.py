@@ -6,9 +6,6 @@ import json
 import os
 import re
 import signal
-import socket
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,19 +13,10 @@ from pathlib import Path
 import psutil
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-from requests.adapters import HTTPAdapter
-from urllib3.util.retry import Retry
+from support import gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
 WORKERS = 3
 QUERIES = ["transformer", "diffusion", "graph neural", "大语言模型", "zzzqqqxxyy", "reinforcement"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def api_searches(base: str, count: int) -> list[int]:
@@ -54,71 +42,47 @@ def worker_files(directory: Path) -> dict[str, set[str]]:
     return out
 
 
-def start(cluster, alias: str, port: int, env: dict[str, str], log) -> subprocess.Popen:
-    proc = subprocess.Popen([str(GUNICORN), "-c", "config/gunicorn.conf.py", "--workers", str(WORKERS)], cwd=ROOT,
-                            stdout=log, stderr=subprocess.STDOUT, env=os.environ | env | {
-                                "ES_URL": cluster.url, "ES_WEB_USERNAME": cluster.web[0],
-                                "ES_WEB_PASSWORD": cluster.web[1], "PAPERSEARCH_ALIAS": alias,
-                                "PAPERSEARCH_BIND": f"127.0.0.1:{port}", "PAPERSEARCH_RATE_LIMIT": "off"})
-    # Ready once /readyz answers 200: refused connections and 503s are retried for about a minute.
-    with requests.Session() as s:
-        s.mount("http://", HTTPAdapter(max_retries=Retry(total=120, connect=120, status=120, backoff_factor=0.1,
-                                                         backoff_max=0.5, status_forcelist=[503])))
-        try:
-            s.get(f"http://127.0.0.1:{port}/readyz", timeout=10).raise_for_status()
-        except requests.RequestException as exc:
-            proc.kill()
-            raise AssertionError(f"gunicorn not ready ({exc}): {Path(log.name).read_text()}") from exc
-    return proc
-
-
 def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, query_log_base, tmp_path):
     metrics_dir = tmp_path / "metrics"
     metrics_dir.mkdir()
     (metrics_dir / "counter_999999.db").write_bytes(b"stale")  # a previous run's file: removed at start
     base = query_log_base
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "gunicorn.log"
-    with log_path.open("w") as log:
-        proc = start(cluster, sample_alias, port, {
-            "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir), "PAPERSEARCH_LOG_FORMAT": "json",
-            "PAPERSEARCH_QUERY_LOG": "on", "PAPERSEARCH_QUERY_LOG_INDEX": base}, log)
-        try:
-            assert "999999" not in worker_files(metrics_dir)
-            assert api_searches(url, 30) == [200] * 30
-            assert [searches_counted(url) for _ in range(6)] == [30] * 6  # whichever worker answers
+    with gunicorn(cluster, sample_alias, log_path, WORKERS, rate_limit="off", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+                  PAPERSEARCH_LOG_FORMAT="json", PAPERSEARCH_QUERY_LOG="on",
+                  PAPERSEARCH_QUERY_LOG_INDEX=base) as (proc, url):
+        assert "999999" not in worker_files(metrics_dir)
+        assert api_searches(url, 30) == [200] * 30
+        assert [searches_counted(url) for _ in range(6)] == [30] * 6  # whichever worker answers
 
-            # Replace every worker that has served: their counts move to the archive, nothing is lost.
-            served = {int(owner) for owner in worker_files(metrics_dir) if owner.isdigit()}
-            workers = {child.pid for child in psutil.Process(proc.pid).children()}
-            assert served and served <= workers
-            for pid in served:
-                os.kill(pid, signal.SIGTERM)
-            for _ in range(150):
-                alive = {child.pid for child in psutil.Process(proc.pid).children()}
-                if len(alive) == WORKERS and not alive & served:
+        # Replace every worker that has served: their counts move to the archive, nothing is lost.
+        served = {int(owner) for owner in worker_files(metrics_dir) if owner.isdigit()}
+        workers = {child.pid for child in psutil.Process(proc.pid).children()}
+        assert served and served <= workers
+        for pid in served:
+            os.kill(pid, signal.SIGTERM)
+        for _ in range(150):
+            alive = {child.pid for child in psutil.Process(proc.pid).children()}
+            if len(alive) == WORKERS and not alive & served:
+                break
+            time.sleep(0.2)
+        assert api_searches(url, 24) == [200] * 24
+        assert [searches_counted(url) for _ in range(6)] == [54] * 6
+        files = worker_files(metrics_dir)
+        assert "archive" in files and not {str(pid) for pid in served} & set(files)
+        assert requests.get(f"{url}/?q=transformer", timeout=10).status_code == 200
+
+        # The query log: every search, from old and new workers (those replaced flushed on exit).
+        for _ in range(100):
+            if admin.indices.exists(index=f"{base}-*"):
+                admin.indices.refresh(index=f"{base}-*")
+                if admin.count(index=f"{base}-*")["count"] >= 55:
                     break
-                time.sleep(0.2)
-            assert api_searches(url, 24) == [200] * 24
-            assert [searches_counted(url) for _ in range(6)] == [54] * 6
-            files = worker_files(metrics_dir)
-            assert "archive" in files and not {str(pid) for pid in served} & set(files)
-            assert requests.get(f"{url}/?q=transformer", timeout=10).status_code == 200
-
-            # The query log: every search, from old and new workers (those replaced flushed on exit).
-            for _ in range(100):
-                if admin.indices.exists(index=f"{base}-*"):
-                    admin.indices.refresh(index=f"{base}-*")
-                    if admin.count(index=f"{base}-*")["count"] >= 55:
-                        break
-                time.sleep(0.3)
-            counts = admin.search(index=f"{base}-*", size=0, aggs={"s": {"terms": {"field": "source"}}})
-            assert {b["key"]: b["doc_count"] for b in counts["aggregations"]["s"]["buckets"]} == {"api": 54,
-                                                                                                  "page": 1}
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            assert proc.wait(30) == 0
+            time.sleep(0.3)
+        counts = admin.search(index=f"{base}-*", size=0, aggs={"s": {"terms": {"field": "source"}}})
+        assert {b["key"]: b["doc_count"] for b in counts["aggregations"]["s"]["buckets"]} == {"api": 54,
+                                                                                              "page": 1}
+    assert proc.wait(30) == 0  # stopped gracefully by the helper (SIGTERM)
 
     lines = [line for line in log_path.read_text().splitlines() if line.strip()]
     records = [json.loads(line) for line in lines]  # every line is one JSON object
