@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 from openapi_spec_validator import validate
@@ -55,3 +56,20 @@ def test_responses_come_from_the_models():
     assert set(schemas["Error"]["properties"]) == {"error"}
     refs = set(re.findall(r"#/components/schemas/(\w+)", str(DOC)))
     assert refs and refs <= set(schemas)
+
+
+def test_every_operation_documents_the_servers_414():
+    for path, item in DOC["paths"].items():
+        for method, operation in item.items():
+            too_long = operation["responses"]["414"]["content"]["application/json"]["schema"]
+            assert too_long == {"$ref": "#/components/schemas/Error"}, (method, path)
+
+
+def test_the_414_body_is_our_error():
+    from webapp.server import uri_too_long_response
+
+    head, _, body = uri_too_long_response().partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 414 ") and b"Content-Type: application/json" in head
+    assert f"Content-Length: {len(body)}".encode() in head
+    assert json.loads(body) == {"error": {"status": 414, "code": "uri_too_long",
+                                          "message": "The address (URL) is too long."}}

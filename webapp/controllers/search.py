@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from werkzeug.datastructures import MultiDict
 
+from papersearch.querylog import Source
 from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
 from webapp.domain import Hit, SearchResult, Suggestion
 from webapp.services.search import SearchService
@@ -23,8 +25,12 @@ SIMILAR_COUNT = 5
 SUGGESTION_COUNT = 8
 
 
-def search(service: SearchService, args: MultiDict, request_args: RequestArgs) -> tuple[SearchResult, int]:
-    return service.search(request_args.search(args)), HTTPStatus.OK
+def search(service: SearchService, args: MultiDict, request_args: RequestArgs, recorder: Recorder,
+           source: Source, lang: str) -> tuple[SearchResult, int]:
+    """The search, counted in /metrics and written to the query log (which gives it its query_id)."""
+    result = service.search(request_args.search(args))
+    recorder.search(result, source, lang)
+    return result, HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -19,8 +19,8 @@ log = logging.getLogger(__name__)
 
 JSON_PREFIXES = ("/api/", "/healthz", "/readyz")
 RETRY_AFTER_UNAVAILABLE = 5
-CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 429: "too_many_requests",
-         500: "internal_error", 503: "unavailable"}
+CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 414: "uri_too_long",
+         429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
 
 def wants_json() -> bool:

@@ -23,6 +23,7 @@ from elasticsearch import (
 
 from papersearch import concepts, index_definition
 from papersearch.taxonomy import Taxonomy
+from webapp import metrics
 from webapp.domain import BadQuery, Expansion, Hit, SearchParams, SearchResult, SearchUnavailable, Suggestion
 from webapp.services import expansion as xp
 from webapp.services import query_builders as qb
@@ -34,15 +35,19 @@ from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
+# Names in SearchResult.fallbacks (see webapp/domain.py).
+TYPO, DID_YOU_MEAN = "typo", "did_you_mean"
 FUZZY_BELOW = 3  # see DECISIONS.md "Typo fallback only below 3 hits (always on core)"
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
-def es_errors(alias: str) -> Iterator[None]:
-    """Translate client errors into the two errors the controllers know."""
+def es_errors(alias: str, kind: str) -> Iterator[None]:
+    """Translate client errors into the two errors the controllers know; time the request(s) as `kind`
+    (the label of papersearch_es_request_duration_seconds)."""
     try:
-        yield
+        with metrics.es_request(kind):
+            yield
     except NotFoundError as exc:
         log.error("alias %s not found: %s", alias, exc)
         raise SearchUnavailable(f"the index {alias!r} does not exist") from exc
@@ -84,30 +89,36 @@ class SearchService:
         always = self._profile_of_live_index() == "core"
         response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found))
         total = response["hits"]["total"]["value"]
+        fallbacks: list[str] = []
         if not always and total < FUZZY_BELOW and qb.has_typo_fallback(parsed, self.config):
             tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, expansions=found))
             if tolerant["hits"]["total"]["value"] > total:
                 response, total = tolerant, tolerant["hits"]["total"]["value"]
+                fallbacks.append(TYPO)
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
+        did_you_mean = self._did_you_mean(parsed, params, response)
+        if did_you_mean:
+            fallbacks.append(DID_YOU_MEAN)
         return SearchResult(
             params=params,
             total=total,
             took_ms=response.get("took", 0),
             hits=[] if too_deep else [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]],
             facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
-            did_you_mean=self._did_you_mean(parsed, params, response),
+            did_you_mean=did_you_mean,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
                                   forms=[*e.en, *e.zh]) for e in found],
             page_count=params.page_count(total, window),
             too_deep=too_deep,
+            fallbacks=fallbacks,
         )
 
     def _profile_of_live_index(self) -> str | None:
         checked, profile = self._profile
         if time.monotonic() - checked > PROFILE_TTL:
             try:
-                with es_errors(self.alias):
+                with es_errors(self.alias, "mapping"):
                     mappings = self.client.indices.get_mapping(index=self.alias).body
                 profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
             except SearchUnavailable:
@@ -116,7 +127,7 @@ class SearchService:
         return profile
 
     def _search(self, body: dict) -> dict:
-        with es_errors(self.alias):
+        with es_errors(self.alias, "search"):
             return self.client.search(index=self.alias, body=body).body
 
     def _did_you_mean(self, parsed: ParsedQuery, params: SearchParams, response: dict) -> str | None:
@@ -126,7 +137,7 @@ class SearchService:
             return None
         corrected = parsed.replace_terms(corrections)
         try:
-            with es_errors(self.alias):
+            with es_errors(self.alias, "count"):
                 count = self.client.count(index=self.alias, body=qb.count_body(corrected, params, self.config))
         except (SearchUnavailable, BadQuery):
             return None  # a suggestion is optional; the results page must not fail because of it
@@ -136,7 +147,7 @@ class SearchService:
 
     def get_paper(self, paper_id: str) -> Hit | None:
         """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
-        with es_errors(self.alias):
+        with es_errors(self.alias, "get"):
             response = self.client.search(
                 index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
                 source_excludes=[self.config["suggest_field"]],
@@ -146,7 +157,7 @@ class SearchService:
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
-        with es_errors(self.alias):
+        with es_errors(self.alias, "mlt"):  # the liked paper's index, then more_like_this
             index = self._index_of(paper_id)
             if index is None:
                 return []
@@ -172,7 +183,7 @@ class SearchService:
             return []
         out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
                                  for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
-        with es_errors(self.alias):
+        with es_errors(self.alias, "suggest"):
             response = self.client.search(
                 index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
                 source=["authors", "title", "title_zh", "heading"],
