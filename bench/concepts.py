@@ -58,14 +58,14 @@ def bench_queries(rounds: int = 20) -> dict:
         items = data.get("queries", []) if isinstance(data, dict) else data
         queries += [q["q"] for q in items if isinstance(q, dict) and isinstance(q.get("q"), str)]
     matcher = concepts.matcher()
-    max_forms = search_config()["cross_lingual"]["max_forms"]
+    xl = search_config()["cross_lingual"]
     timings: list[float] = []
     found = 0
     for _ in range(rounds):
         for q in queries:
             started = time.perf_counter()
             terms = parse_query(q).terms
-            found += len(expansions(terms, matcher, max_forms))
+            found += len(expansions(terms, matcher, xl["max_forms"], xl["max_concepts"]))
             timings.append((time.perf_counter() - started) * 1e6)
     return {"queries": len(queries), "rounds": rounds, "p50_us": round(percentile(timings, 0.5), 1),
             "p95_us": round(percentile(timings, 0.95), 1), "max_us": round(max(timings), 1),

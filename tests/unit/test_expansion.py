@@ -21,7 +21,7 @@ def matcher() -> ConceptMatcher:
 
 
 def expand(terms: list[str], matcher: ConceptMatcher) -> list[xp.Expansion]:
-    return xp.expansions(terms, matcher, max_forms=6)
+    return xp.expansions(terms, matcher, max_forms=6, max_concepts=8)
 
 
 def test_chinese_query_adds_the_english_forms(matcher) -> None:
@@ -54,8 +54,15 @@ def test_ambiguous_acronym_expands_to_each_meaning(matcher) -> None:
 
 
 def test_max_forms_per_language_and_concept(matcher) -> None:
-    (e,) = xp.expansions(["large", "language", "model"], matcher, max_forms=1)
+    (e,) = xp.expansions(["large", "language", "model"], matcher, max_forms=1, max_concepts=8)
     assert e.zh == ("大语言模型",)
+
+
+def test_a_pasted_paragraph_expands_only_its_first_concepts(matcher) -> None:
+    assert [e.ids for e in expand(["大语言模型的大语言模型"], matcher)] == [("large_language_model",)]  # once
+    assert expand(["大语言模型的推理加速方法" * 40], matcher) == []  # a pasted paragraph: as typed
+    terms = ["对比学习", "联邦学习", "知识蒸馏", "差分隐私", "图神经网络"]
+    assert [e.typed for e in xp.expansions(terms, matcher, max_forms=6, max_concepts=3)] == terms[:3]
 
 
 def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:

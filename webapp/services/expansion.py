@@ -53,10 +53,19 @@ def _shown(concepts: list[Concept], typed: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-def expansions(terms: list[str], matcher: ConceptMatcher, max_forms: int) -> list[Expansion]:
-    """The concepts in the parsed query terms, with the forms to search for each."""
+def expansions(terms: list[str], matcher: ConceptMatcher, max_forms: int, max_concepts: int,
+               max_term_length: int = 40) -> list[Expansion]:
+    """The concepts in the parsed query terms, with the forms to search for each: the first
+    `max_concepts` different ones, and none inside a Chinese term longer than `max_term_length` (a
+    pasted paragraph: its words as typed already reach Elasticsearch's limit on clauses)."""
     out: list[Expansion] = []
+    seen: set[tuple[str, ...]] = set()
     for m in matcher.recognise(terms):
+        if not m.whole_terms and (m.ids in seen or len(terms[m.first]) > max_term_length):
+            continue  # the same concept again inside one Chinese term adds nothing
+        if len(seen | {m.ids}) > max_concepts:
+            break
+        seen.add(m.ids)
         concepts = [matcher.concepts[i] for i in m.ids]
         out.append(Expansion(
             first=m.first, last=m.last, typed=m.text, whole_terms=m.whole_terms, ids=m.ids,

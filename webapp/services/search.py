@@ -84,7 +84,8 @@ class SearchService:
 
     def search(self, params: SearchParams) -> SearchResult:
         parsed = parse_query(params.q)
-        found = (xp.expansions(parsed.terms, self.matcher, self.config["cross_lingual"]["max_forms"])
+        xl = self.config["cross_lingual"]
+        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
                  if params.xl else [])
         always = self._profile_of_live_index() == "core"
         response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found))
