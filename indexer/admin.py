@@ -27,6 +27,7 @@ from indexer.build_lock import BuildLock, LockBusy
 from indexer.readers import SourceError
 from indexer.rejects import RejectsWriter
 from papersearch import logs
+from papersearch.concepts import GlossaryError
 from papersearch.es import make_client
 from papersearch.paths import local_dir
 from papersearch.settings import Settings
@@ -156,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     logs.configure(settings.log_format, text_format="%(message)s")
     try:
         return run(args, settings)
-    except SourceError as exc:
+    except (SourceError, GlossaryError) as exc:
         print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
     except LockBusy as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)

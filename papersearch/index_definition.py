@@ -26,6 +26,11 @@ def search_config() -> dict[str, Any]:
     return load()["search"]
 
 
+def concepts_config() -> dict[str, Any]:
+    """The concept glossary's file, the field papers are tagged into, and which fields are tagged."""
+    return load()["concepts"]
+
+
 def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
     """The plugin profile when every node has our plugin, else the core-only fallback (logged)."""
     profiles = load()["analysis_profiles"]

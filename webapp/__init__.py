@@ -16,6 +16,7 @@ from papersearch import logs
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings
+from papersearch.text import has_cjk
 
 if TYPE_CHECKING:
     from webapp.querylog import QueryLogWriter
@@ -58,6 +59,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint):
         app.register_blueprint(blueprint)
 
+    app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     if not logging.getLogger().handlers:  # gunicorn configures only its own loggers

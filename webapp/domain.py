@@ -30,6 +30,7 @@ class SearchParams(BaseModel):
     sort: str = Field(default_factory=lambda: _config_default("default_sort"))
     page: int = 1
     size: int = Field(default_factory=lambda: _config_default("default_page_size"))
+    xl: bool = True  # URL param "xl": also search the glossary concepts in the other language (xl=0: as typed)
 
     @property
     def has_filters(self) -> bool:
@@ -90,8 +91,18 @@ class Facet(BaseModel):
 
 class Suggestion(BaseModel):
     text: str
-    kind: Literal["title", "author"]
+    kind: Literal["concept", "title", "author"]
     id: str | None = None  # the paper, for title suggestions
+    other: str | None = None  # for a concept: its name in the other language
+
+
+class Expansion(BaseModel):
+    """A glossary concept recognised in the query and searched in both languages (docs/glossary.md)."""
+
+    typed: str  # what was typed for it
+    concepts: list[str]  # concept ids (several when the typed form is ambiguous)
+    also_searched: list[str]  # the names the results page shows ("contrastive learning")
+    forms: list[str]  # every form searched besides what was typed, both languages
 
 
 class SearchResult(BaseModel):
@@ -101,6 +112,7 @@ class SearchResult(BaseModel):
     hits: list[Hit]
     facets: list[Facet]
     did_you_mean: str | None = None
+    expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
     # What ran besides the query as typed and changed what is shown, e.g. "typo" (typo-tolerant results),

@@ -397,7 +397,7 @@ def test_openapi_document(client):
     assert set(doc["paths"]) >= {"/api/search", "/api/papers/{id}", "/api/suggest", "/api/openapi.json",
                                  "/healthz", "/readyz"}
     params = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
-    assert set(params) == {"q", "area", "subarea", "year", "sort", "page", "size"}
+    assert set(params) == {"q", "area", "subarea", "year", "sort", "page", "size", "xl"}
     assert params["size"]["schema"]["enum"] == CONFIG["page_sizes"]
     assert params["size"]["schema"]["default"] == CONFIG["default_page_size"]
     assert set(params["sort"]["schema"]["enum"]) == set(CONFIG["sorts"])

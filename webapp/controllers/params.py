@@ -85,6 +85,8 @@ def search_args_model(config: dict[str, Any]) -> type[BaseModel]:
         page=(int, Field(1, ge=1, description="Results page, from 1")),
         size=(Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})],
               Field(int(config["default_page_size"]), description="Results per page")),
+        xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
+                                          "language (0: only the words as typed)")),
     )
 
 
@@ -104,7 +106,7 @@ class RequestArgs:
     def search(self, args: MultiDict) -> SearchParams:
         a = _validate(self.search_model, args, self.config)
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, years=a.year, sort=a.sort, page=a.page,
-                            size=a.size)
+                            size=a.size, xl=a.xl)
 
     def suggest(self, args: MultiDict) -> str:
         return _validate(self.suggest_model, args, self.config).q
@@ -146,6 +148,8 @@ def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
         return ParamError("error.page", value=value[:40])
     if name == "size":
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
+    if name == "xl":
+        return ParamError("error.xl", value=value[:40])
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
     return ParamError("error.invalid", param=".".join(map(str, error["loc"])), detail=error["msg"])

@@ -8,12 +8,15 @@ never becomes query syntax").
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from papersearch.index_definition import concepts_config
 from papersearch.text import has_cjk
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import request_parts as rp
+from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
 Query = dict[str, Any]
@@ -169,11 +172,13 @@ def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
     return out
 
 
-def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True) -> Query:
-    """The scoring query (no facet filters: those go into post_filter)."""
+def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
+    """The scoring query (no facet filters: those go into post_filter), with the concepts recognised
+    in the words searched in both languages."""
     must: list[Query] = []
     should: list[Query] = []
-    text = text_clause(parsed.terms, config, fuzzy)
+    text = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy)
     if text:
         must.append(text)
     must += phrase_clauses(parsed.phrases, config)
@@ -199,14 +204,107 @@ def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
     return any(fuzzy_clause(term, config) for term in parsed.terms)
 
 
+# --- concepts (cross-lingual; see DECISIONS.md "Cross-lingual search") --------------------------------
+
+
+def form_fields(config: dict, language: str) -> dict[str, float]:
+    """Where a concept's other forms are searched: the paper's own text fields of one script. Not
+    the authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already:
+    the words as typed reach them)."""
+    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
+    return {name: boost for name, boost in config["query_fields"].items()
+            if name not in skipped and is_chinese_field(name) == (language == "zh")}
+
+
+def concept_clause(expansion: Expansion, typed: Query, config: dict, share: float = 1.0) -> Query:
+    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
+    alternative scores (dis_max), so a concept with many forms does not add up. `share`: the part of
+    the concept's weight this clause carries when the concept's words are several clauses."""
+    settings = config["cross_lingual"]
+    others: list[Query] = []
+    for language, forms in (("en", expansion.en), ("zh", expansion.zh)):
+        fields = form_fields(config, language)
+        others += [phrase_clause(form, fields) for form in forms]
+    others.append({"terms": {concepts_config()["field"]: list(expansion.ids), "boost": settings["concept_boost"]}})
+    concept: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    if share != 1:
+        concept["dis_max"]["boost"] = round(share, 4)
+    return {"dis_max": {"queries": [typed, concept]}}
+
+
+def _all_of(clauses: list[Query]) -> Query:
+    return clauses[0] if len(clauses) == 1 else {"bool": {"must": clauses}}
+
+
+def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: bool = True) -> Query | None:
+    """text_clause with the concepts recognised in the words searched in both languages.
+
+    Every typed word stays one clause, so "most words must match" counts as before; a word that is
+    part of a concept may also be matched by the concept (its other forms, its tag), best of them
+    scoring, each of the concept's words carrying an equal share of its weight (so a three-word
+    concept matched by its acronym counts once, not three times). Concepts found inside a longer
+    Chinese term ("基于对比学习的图像分类") give
+    that term a second way to match: all its concepts' groups, so a paper in the other language need
+    not contain the Chinese words around them. For the same reason papers written in the other
+    language need only match the concepts when other words were typed beside them ("concrete
+    cracks": Chinese papers about 混凝土); the words as typed still rank them.
+    """
+    if not found:
+        return text_clause(terms, config, fuzzy)
+    if not terms:
+        return None
+    whole = {k: e for e in found if e.whole_terms for k in range(e.first, e.last + 1)}
+    inside: dict[int, list[Expansion]] = {}
+    for e in found:
+        if not e.whole_terms:
+            inside.setdefault(e.first, []).append(e)
+    clauses: list[Query] = []
+    others: list[str] = []  # the words that are no concept
+    for i, term in enumerate(terms):
+        typed = term_clause(term, config, fuzzy)
+        if i in whole:
+            e = whole[i]
+            clauses.append(concept_clause(e, typed, config, share=1 / (e.last - e.first + 1)))
+        elif i in inside:
+            parts = _all_of([concept_clause(e, term_clause(e.typed, config, fuzzy=False), config) for e in inside[i]])
+            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
+        else:
+            clauses.append(typed)
+            others.append(term)
+    as_typed = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
+    other_language = _other_language(others)
+    if not others or other_language is None:
+        return as_typed
+    groups = [concept_clause(e, _all_of([term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]), config)
+              for e in found if e.whole_terms]
+    groups += [clauses[i]["bool"]["should"][1] for i in inside]
+    in_other_language: Query = {"bool": {
+        "must": groups,
+        "should": [term_clause(t, config, fuzzy=False) for t in others],
+        "filter": [_written_in(other_language)],
+    }}
+    return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
+
+
+def _other_language(words: list[str]) -> str | None:
+    """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
+    scripts = {has_cjk(w) for w in words}
+    return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
+
+
+def _written_in(language: str) -> Query:
+    return {"term": {concepts_config()["language_field"]: language}}
+
+
 # --- the whole request -------------------------------------------------------------------------------
 
 
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True) -> Query:
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
     """The whole search request for one results page."""
     filters = fq.facet_filters(params, config)
     body: Query = {
-        "query": build_query(parsed, config, fuzzy),
+        "query": build_query(parsed, config, fuzzy, expansions),
         "aggs": fq.aggregations(config, filters),
         "sort": rp.sort_clause(params.sort, config),
         "track_total_hits": True,
@@ -214,7 +312,7 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
         **rp.pagination(params, config),
     }
     if body["size"]:
-        body["highlight"] = rp.highlight(build_query(parsed, config, fuzzy=False), config)
+        body["highlight"] = rp.highlight(build_query(parsed, config, False, expansions), config)
     post = fq.post_filter(filters)
     if post:
         body["post_filter"] = post

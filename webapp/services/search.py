@@ -21,12 +21,14 @@ from elasticsearch import (
     TransportError,
 )
 
-from papersearch import index_definition
+from papersearch import concepts, index_definition
 from papersearch.taxonomy import Taxonomy
 from webapp import metrics
-from webapp.domain import BadQuery, Hit, SearchParams, SearchResult, SearchUnavailable, Suggestion
+from webapp.domain import BadQuery, Expansion, Hit, SearchParams, SearchResult, SearchUnavailable, Suggestion
+from webapp.services import expansion as xp
 from webapp.services import query_builders as qb
 from webapp.services import request_parts as rp
+from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
 from webapp.services.query_parser import ParsedQuery, parse_query
@@ -36,6 +38,7 @@ log = logging.getLogger(__name__)
 # Names in SearchResult.fallbacks (see webapp/domain.py).
 TYPO, DID_YOU_MEAN = "typo", "did_you_mean"
 FUZZY_BELOW = 3  # see DECISIONS.md "Typo fallback only below 3 hits (always on core)"
+CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
@@ -65,7 +68,7 @@ def es_errors(alias: str, kind: str) -> Iterator[None]:
 
 class SearchService:
     def __init__(self, client: Elasticsearch, alias: str, config: dict | None = None,
-                 taxonomy: Taxonomy | None = None) -> None:
+                 taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None) -> None:
         self.client = client
         self.alias = alias
         self.config = config or index_definition.search_config()
@@ -73,18 +76,23 @@ class SearchService:
         completion = index_definition.load()["mappings"]["properties"][self.config["suggest_field"]]
         self.prefix_limit: int = completion.get("max_input_length", 50)
         self.taxonomy = taxonomy or Taxonomy.load()
+        self.matcher = matcher or concepts.matcher()  # config/concepts.tsv, read once per process
+        self.concept_suggester = ConceptSuggester(self.matcher.glossary)
         self._profile: tuple[float, str | None] = (0.0, None)
 
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
         parsed = parse_query(params.q)
+        xl = self.config["cross_lingual"]
+        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
+                 if params.xl else [])
         always = self._profile_of_live_index() == "core"
-        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always))
+        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found))
         total = response["hits"]["total"]["value"]
         fallbacks: list[str] = []
         if not always and total < FUZZY_BELOW and qb.has_typo_fallback(parsed, self.config):
-            tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True))
+            tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, expansions=found))
             if tolerant["hits"]["total"]["value"] > total:
                 response, total = tolerant, tolerant["hits"]["total"]["value"]
                 fallbacks.append(TYPO)
@@ -100,6 +108,8 @@ class SearchService:
             hits=[] if too_deep else [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]],
             facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
             did_you_mean=did_you_mean,
+            expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
+                                  forms=[*e.en, *e.zh]) for e in found],
             page_count=params.page_count(total, window),
             too_deep=too_deep,
             fallbacks=fallbacks,
@@ -168,16 +178,17 @@ class SearchService:
     # --- autocomplete ------------------------------------------------------------------------------
 
     def suggest(self, prefix: str, size: int = 8) -> list[Suggestion]:
-        """Title and author completions for a prefix, without repeats."""
+        """Glossary concepts in both languages, then title and author completions, without repeats."""
         prefix = prefix[:self.prefix_limit]
         if not prefix:
             return []
+        out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
+                                 for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
         with es_errors(self.alias, "suggest"):
             response = self.client.search(
                 index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
                 source=["authors", "title", "title_zh", "heading"],
             ).body
-        out: list[Suggestion] = []
         seen: set[tuple[str, str]] = set()
         for entry in response.get("suggest", {}).get("paper", []):
             for option in entry.get("options", []):
