@@ -35,6 +35,7 @@ from typing import Any
 
 import requests
 
+from bench import common
 from bench.common import DATA_DIR, ROOT, VENV_BIN, WEB_USER, es_url, identity, log, percentile, session
 
 # (name, URL parameters). Repeated parameters are lists.
@@ -88,8 +89,8 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     (webapp/services/relaxation.py; plugin-profile indices: the bench corpus is indexed with the plugin)."""
     from papersearch.index_definition import search_config
     from webapp.controllers.params import collapse
-    from webapp.services import query_builders as qb
     from webapp.services import relaxation as rx
+    from webapp.services import word_queries as wq
     from webapp.services.query_parser import parse_query
 
     exact = search_body(params, fuzzy=False)
@@ -97,7 +98,7 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     r.raise_for_status()
     parsed, config = parse_query(collapse(params.get("q", ""))), search_config()
     total = r.json()["hits"]["total"]["value"]
-    if rx.should_relax(total, parsed.terms, qb.has_typo_fallback(parsed, config), config):
+    if rx.should_relax(total, parsed.terms, wq.has_typo_fallback(parsed, config), config):
         return [exact, search_body(params, fuzzy=True, relaxed=True)]
     return [exact]
 
@@ -112,19 +113,22 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, alias: str, workers: int | None = None) -> None:
+    def __init__(self, alias: str, workers: int | None = None, env: dict[str, str] | None = None,
+                 name: str = "gunicorn") -> None:
         self.alias = alias
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
+        # The query log (on by default) goes to the benchmark's own daily indices, deleted afterwards.
+        self.env = {"PAPERSEARCH_QUERY_LOG_INDEX": common.BENCH_QUERY_LOG, **(env or {})}
         self.proc: subprocess.Popen | None = None
-        self.log_path = DATA_DIR / "gunicorn.log"
+        self.log_path = DATA_DIR / f"{name}.log"
 
     def __enter__(self) -> Gunicorn:
         user, password = identity(WEB_USER)
         env = {**os.environ, "ES_URL": es_url(), "ES_WEB_USERNAME": user, "ES_WEB_PASSWORD": password,
                "PAPERSEARCH_ALIAS": self.alias, "PAPERSEARCH_BIND": f"127.0.0.1:{self.port}",
-               "PAPERSEARCH_RATE_LIMIT": "off"}
+               "PAPERSEARCH_RATE_LIMIT": "off", **self.env}
         if self.workers:
             env["PAPERSEARCH_WORKERS"] = str(self.workers)
         DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -392,17 +396,30 @@ def bench_search(alias: str, clients: list[int], seconds: float = 20.0, requests
         log(f"  no-fuzzy mix ({len(subset)} queries)")
         results["levels_no_fuzzy"] = run_levels(Api(server.url, subset), Direct(alias, subset), clients,
                                                 subset_seconds, requests_per_client, max_requests)
+    common.delete_bench_query_log()
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def server_arguments(parser: argparse.ArgumentParser, clients: str) -> argparse.ArgumentParser:
     parser.add_argument("--alias", default="papersbench_idx", help="a papersbench_* alias with data")
-    parser.add_argument("--clients", default="1,8,32")
+    parser.add_argument("--clients", default=clients)
     parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = server_arguments(argparse.ArgumentParser(description=__doc__,
+                                                      formatter_class=argparse.RawDescriptionHelpFormatter), "1,8,32")
+    parser.add_argument("--query-log-overhead", action="store_true",
+                        help="also measure the query log's cost (bench/querylog_overhead.py)")
     args = parser.parse_args(argv)
-    result = bench_search(args.alias, [int(c) for c in args.clients.split(",")], args.seconds, workers=args.workers)
+    clients = [int(c) for c in args.clients.split(",")]
+    result = bench_search(args.alias, clients, args.seconds, workers=args.workers)
+    if args.query_log_overhead:
+        from bench.querylog_overhead import bench_query_log
+
+        result["query_log"] = bench_query_log(args.alias, clients, args.seconds, workers=args.workers)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 

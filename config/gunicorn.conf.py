@@ -32,3 +32,55 @@ errorlog = "-"
 loglevel = os.environ.get("PAPERSEARCH_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = os.environ.get("PAPERSEARCH_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+# --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
+# Read through the app's own settings, so "off", "false", "0" mean the same here as in the app.
+from papersearch.logs import formatter_config  # noqa: E402
+from papersearch.settings import Settings  # noqa: E402
+
+_settings = Settings()
+
+# prometheus_client's multiprocess mode: every worker keeps its values in files in this directory and
+# /metrics adds them up. It must be in the environment before a worker imports prometheus_client; a
+# directory given in PROMETHEUS_MULTIPROC_DIR is used (and emptied at start) as is, else one is made
+# here and removed at exit.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or ""
+_own_metrics_dir = False
+if _settings.metrics and not _metrics_dir:
+    import tempfile
+
+    _metrics_dir = tempfile.mkdtemp(prefix="papersearch-metrics-")
+    _own_metrics_dir = True
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+
+def on_starting(server):
+    if _settings.metrics:  # values of an earlier run would be added to this one's
+        os.makedirs(_metrics_dir, exist_ok=True)
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):
+    if _settings.metrics:
+        from webapp.metrics import archive_dead_worker
+
+        archive_dead_worker(worker.pid, _metrics_dir)
+
+
+def on_exit(server):
+    if _own_metrics_dir:
+        import shutil
+
+        shutil.rmtree(_metrics_dir, ignore_errors=True)
+
+
+if _settings.log_format == "json":
+    # Replaces gunicorn's logging defaults section by section: its handlers use the formatter "generic";
+    # its loggers must not also propagate to the root's handler (every line would appear twice).
+    logconfig_dict = {
+        "formatters": {"generic": formatter_config("json")},
+        "loggers": {name: {"level": loglevel.upper(), "handlers": [handler], "propagate": False}
+                    for name, handler in (("gunicorn.error", "error_console"), ("gunicorn.access", "console"))},
+    }

@@ -6,6 +6,7 @@
   rollback          point the alias back at the previous complete version
   status            alias → index, versions and counts, analysis profile, cluster health, build lock
   prune             delete old versions beyond --keep and leftovers of killed builds
+  report            what people searched for and did not find (the query log); querylog prune
 
 Exit status: 0 ok; 1 failed; 2 bad usage; 3 finished but some records were rejected or failed
 (allow that with --allow-rejects).
@@ -15,17 +16,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from indexer import operations, versions
+from indexer import operations, querylog_admin, versions
 from indexer.build_lock import BuildLock, LockBusy
 from indexer.readers import SourceError
 from indexer.rejects import RejectsWriter
+from papersearch import logs
+from papersearch.concepts import GlossaryError
 from papersearch.es import make_client
 from papersearch.paths import local_dir
 from papersearch.settings import Settings
@@ -58,6 +60,7 @@ def _parser() -> argparse.ArgumentParser:
     cmd = sub.add_parser("prune", help="delete old versions")
     cmd.add_argument("--keep", type=int, help="complete versions to keep, the live one included")
     cmd.add_argument("--yes", action="store_true")
+    querylog_admin.add_parsers(sub)
     return parser
 
 
@@ -111,6 +114,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     alias = settings.alias
     if args.command in ("reindex", "add"):
         return _load_command(client, settings, args)
+    if args.command in ("report", "querylog"):
+        return querylog_admin.run(args, settings, client, _confirm)
     if args.command == "delete":
         if not _confirm(f"delete {len(args.ids)} papers from {alias}?", args.yes):
             return EXIT_FAILED
@@ -148,12 +153,11 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("elastic_transport").setLevel(logging.WARNING)  # one line per request is noise
     settings = Settings(**({"PAPERSEARCH_ALIAS": args.alias} if args.alias else {}))
+    logs.configure(settings.log_format, text_format="%(message)s")
     try:
         return run(args, settings)
-    except SourceError as exc:
+    except (SourceError, GlossaryError) as exc:
         print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
     except LockBusy as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)

@@ -46,7 +46,9 @@ from pydantic_core import PydanticCustomError
 
 from indexer.authors import parse_author_line, split_et_al
 from indexer.rejects import Reject
+from papersearch import concepts
 from papersearch import text as t
+from papersearch.index_definition import concepts_config
 from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
 
 MIN_YEAR = 1800
@@ -248,10 +250,11 @@ def heading_of(paper: Paper) -> str:
 def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
     """The document to index (every key always present; absent text is "", absent scalars None).
 
-    Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading and suggest
-    (completion inputs: title(s) or heading, then each author). A known topic is stored in its
-    canonical spelling; an unknown one is kept as given (under its area's canonical name when the area
-    is known) and counted in taxonomy.unknown.
+    Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
+    (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
+    concepts the paper names, config/concepts.tsv) and languages ("en", "zh": which it is written
+    in). A known topic is stored in its canonical spelling; an unknown one is kept as given (under its
+    area's canonical name when the area is known) and counted in taxonomy.unknown.
     """
     doc = paper.model_dump()
     topic, known = taxonomy.resolve(paper.topic_area, paper.topic_subarea)
@@ -270,4 +273,21 @@ def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
         heading=heading,
         suggest=suggest,
     )
+    doc[_CONCEPTS["field"]] = concepts.matcher().tag(_tagged_texts(doc))
+    doc[_CONCEPTS["language_field"]] = [lang for lang, fields in _CONCEPTS["languages"].items()
+                                        if any(doc[f] for f in fields)]
     return doc
+
+
+_CONCEPTS = concepts_config()
+
+
+def _tagged_texts(doc: dict[str, Any]) -> list[str]:
+    texts: list[str] = []
+    for field in _CONCEPTS["tagged_fields"]:
+        value = doc.get(field)
+        if isinstance(value, list):
+            texts += value
+        elif value:
+            texts.append(value)
+    return texts

@@ -13,7 +13,7 @@ from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
 from indexer.readers import detect_format
 from indexer.rejects import RejectsWriter
-from papersearch import index_definition
+from papersearch import concepts, index_definition
 from papersearch.settings import Settings
 from papersearch.taxonomy import Taxonomy
 
@@ -35,7 +35,9 @@ class BuildReport:
 
 
 def check_sources(sources: list[Path], taxonomy: Taxonomy) -> None:
-    """Fail before writing anything if a source is unreadable or of unknown format (SourceError)."""
+    """Fail before writing anything if a source is unreadable or of unknown format (SourceError), or
+    the concept glossary is broken (GlossaryError)."""
+    concepts.matcher()
     for path in sources:
         detect_format(path, taxonomy)
 

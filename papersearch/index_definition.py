@@ -31,6 +31,11 @@ def terms_facets(search: dict[str, Any]) -> list[dict[str, Any]]:
     return [f for f in search["facets"] if f["type"] == "terms"]
 
 
+def concepts_config() -> dict[str, Any]:
+    """The concept glossary's file, the field papers are tagged into, and which fields are tagged."""
+    return load()["concepts"]
+
+
 def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
     """The plugin profile when every node has our plugin, else the core-only fallback (logged)."""
     profiles = load()["analysis_profiles"]

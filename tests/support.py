@@ -46,7 +46,8 @@ class Cluster:
             ES_USERNAME=self.indexer[0], ES_PASSWORD=self.indexer[1],
             ES_WEB_USERNAME=self.web[0], ES_WEB_PASSWORD=self.web[1],
             PAPERSEARCH_ALIAS=alias,
-            **overrides,
+            # Off unless a test turns it on (tests/integration/test_querylog*.py, the click beacon's browser test).
+            **({"PAPERSEARCH_QUERY_LOG": "off"} | overrides),
         )
 
 
@@ -91,9 +92,10 @@ def free_port() -> int:
 
 @contextmanager
 def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int,
-             rate_limit: str = "100000/minute") -> Iterator[tuple[subprocess.Popen, str]]:
+             rate_limit: str = "100000/minute", **env: str) -> Iterator[tuple[subprocess.Popen, str]]:
     """The production server: gunicorn with config/gunicorn.conf.py on a free port, serving `alias` as the
-    web user, ready when /readyz answers; stopped with SIGTERM afterwards. (process, base URL)"""
+    web user, ready when /readyz answers; stopped with SIGTERM afterwards. (process, base URL)
+    `env` adds variables; the query log is off unless given."""
     port = free_port()
     env = os.environ | {
         "ES_URL": cluster.url,
@@ -101,6 +103,8 @@ def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int,
         "PAPERSEARCH_ALIAS": alias,
         "PAPERSEARCH_BIND": f"127.0.0.1:{port}",
         "PAPERSEARCH_RATE_LIMIT": rate_limit,
+        "PAPERSEARCH_QUERY_LOG": "off",
+        **env,
     }
     with log_path.open("w+") as log:
         proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "config/gunicorn.conf.py", "--workers", str(workers)],

@@ -35,6 +35,7 @@ class SearchParams(BaseModel):
     sort: str = Field(default_factory=lambda: _config_default("default_sort"))
     page: int = 1
     size: int = Field(default_factory=lambda: _config_default("default_page_size"))
+    xl: bool = True  # URL param "xl": also search the glossary concepts in the other language (xl=0: as typed)
 
     @property
     def has_filters(self) -> bool:
@@ -115,8 +116,18 @@ class Facet(BaseModel):
 
 class Suggestion(BaseModel):
     text: str
-    kind: Literal["title", "author"]
+    kind: Literal["concept", "title", "author"]
     id: str | None = None  # the paper, for title suggestions
+    other: str | None = None  # for a concept: its name in the other language
+
+
+class Expansion(BaseModel):
+    """A glossary concept recognised in the query and searched in both languages (docs/glossary.md)."""
+
+    typed: str  # what was typed for it
+    concepts: list[str]  # concept ids (several when the typed form is ambiguous)
+    also_searched: list[str]  # the names the results page shows ("contrastive learning")
+    forms: list[str]  # every form searched besides what was typed, both languages
 
 
 class PartialMatch(BaseModel):
@@ -134,8 +145,14 @@ class SearchResult(BaseModel):
     did_you_mean: str | None = None
     # Set when no (or too few) papers have every word: the results are papers with most of the words.
     partial_match: PartialMatch | None = None
+    expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
+    # What ran besides the query as typed and changed what is shown, e.g. "typo" (typo-tolerant results),
+    # "did_you_mean" (a correction offered); a feature that relaxes or expands a search appends its own
+    # name ("relaxed", "cross_lingual", ...). Counted in /metrics and written to the query log.
+    fallbacks: list[str] = []
+    query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
 
 
 class SearchUnavailable(Exception):

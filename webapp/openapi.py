@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
 from webapp.serializers import bibtex, ris
 from webapp.serializers.json import BODIES
@@ -41,7 +42,8 @@ def _body(description: str, model: str) -> dict[str, Any]:
 
 
 def document(request_args: RequestArgs) -> dict[str, Any]:
-    _, defs = models_json_schema([(m, "serialization") for m in BODIES], ref_template=REF)
+    _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in BEACONS],
+                                 ref_template=REF)
     bad, unavailable = _body("Invalid parameter", "Error"), _body("Search is unavailable; retry later", "Error")
     limited = _body("Too many requests from this client; see Retry-After", "Error")
     # Answered by the server before the app (webapp/server.py), whatever the path.
@@ -80,6 +82,19 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "responses": {"200": {"description": "OpenAPI 3.1 document",
                                       "content": {"application/json": {"schema": {"type": "object"}}}},
                               **too_long, "429": limited}}},
+            "/api/events": {"post": {
+                "operationId": "event", "summary": "What the search page reports with navigator.sendBeacon: a "
+                "followed result or a retyped query, for the query log (JSON, any content type)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
+                    "discriminator": {"propertyName": "type"}}}}},
+                "responses": {"204": {"description": "Accepted (written when the query log is on)"},
+                              "400": _body("Not a valid event, or sent from another site", "Error"),
+                              **too_long, "429": limited}}},
+            "/metrics": {"get": {
+                "operationId": "metrics", "summary": "Prometheus metrics (404 with PAPERSEARCH_METRICS=off)",
+                "responses": {"200": {"description": "Prometheus text format",
+                                      "content": {"text/plain": {"schema": {"type": "string"}}}}, **too_long}}},
             "/healthz": {"get": {
                 "operationId": "healthz", "summary": "The process is alive (no Elasticsearch call)",
                 "responses": {"200": _body("Alive", "Status"), **too_long}}},

@@ -19,7 +19,7 @@ from flask_limiter.util import get_remote_address
 from limits import parse_many
 
 RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
-EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz")  # probes and assets must never be throttled
+EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics")  # probes, scrapes, assets: never throttled
 DISABLED = ("", "0", "off", "none")
 
 CSP = "; ".join([

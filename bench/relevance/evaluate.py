@@ -211,18 +211,19 @@ ABLATIONS: dict[str, str] = {
 def ablation(name: str, config: dict) -> Iterator[dict]:
     """The search config to use, with the query builders patched as the ablation needs."""
     from webapp.services import query_builders as qb
+    from webapp.services import word_queries as wq
 
-    original_fuzzy_fields = qb.fuzzy_fields
+    original_fuzzy_fields = wq.fuzzy_fields
     with ExitStack() as stack:
         if name == "no-proximity":
             stack.enter_context(mock.patch.object(qb, "proximity_boost", lambda terms, cfg: None))
             yield config
         elif name in ("no-exact", "no-bigram"):
             # keep the fuzzy fallback on the fields it had, so only the scoring fields change
-            stack.enter_context(mock.patch.object(qb, "fuzzy_fields", lambda cfg: original_fuzzy_fields(config)))
+            stack.enter_context(mock.patch.object(wq, "fuzzy_fields", lambda cfg: original_fuzzy_fields(config)))
             yield _without_fields(config, ".exact" if name == "no-exact" else ".bigram")
         elif name == "no-fuzzy":
-            stack.enter_context(mock.patch.object(qb, "fuzzy_clause", lambda term, cfg: None))
+            stack.enter_context(mock.patch.object(wq, "fuzzy_clause", lambda term, cfg: None))
             yield config
         elif name == "flat-boosts":
             yield _flat(config)

@@ -5,14 +5,17 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from support import loaded_alias
+from flask import Flask
+from support import delete_alias_indices, loaded_alias
 from werkzeug.serving import make_server
 
+from papersearch import querylog
 from webapp import create_app
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -24,10 +27,26 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 VENUE_PAPERS = Path(__file__).resolve().parents[1] / "fixtures" / "venue-papers.jsonl"
 
 
+@pytest.fixture(scope="session")
+def live_query_log(admin) -> Iterator[str]:
+    """The base name of the query log the live server writes (its indices are deleted afterwards)."""
+    base = f"{querylog.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
+    yield base
+    delete_alias_indices(admin, base)
+
+
+@pytest.fixture(scope="session")
+def live_app(cluster, sample_alias, live_query_log) -> Iterator[Flask]:
+    """The app with its query log on, so every page runs querylog.js (console errors are checked)."""
+    app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on",
+                                      PAPERSEARCH_QUERY_LOG_INDEX=live_query_log), rate_limit="off")
+    yield app
+    app.extensions["recorder"].writer.close()
+
+
 @contextmanager
-def serving(cluster, alias: str) -> Iterator[str]:
-    """The app over `alias` on a loopback port, once it answers a search."""
-    app = create_app(cluster.settings(alias), rate_limit="off")
+def serving(app: Flask) -> Iterator[str]:
+    """The app on a loopback port, once it answers a search."""
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -47,8 +66,8 @@ def serving(cluster, alias: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="session")
-def live_server(cluster, sample_alias) -> Iterator[str]:
-    with serving(cluster, sample_alias) as url:
+def live_server(live_app) -> Iterator[str]:
+    with serving(live_app) as url:
         yield url
 
 
@@ -56,7 +75,8 @@ def live_server(cluster, sample_alias) -> Iterator[str]:
 def venue_server(cluster) -> Iterator[str]:
     """Papers with venues and years (tests/fixtures/venue-papers.jsonl) for the venue facet, the year range
     and citations; the shipped sample has neither venues nor years."""
-    with loaded_alias(cluster, "paperstest_venues", [VENUE_PAPERS]) as (name, _), serving(cluster, name) as url:
+    with loaded_alias(cluster, "paperstest_venues", [VENUE_PAPERS]) as (name, _), \
+            serving(create_app(cluster.settings(name), rate_limit="off")) as url:
         yield url
 
 

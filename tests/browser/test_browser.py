@@ -157,6 +157,41 @@ def test_keyboard_focus_is_visible(page: Page, live_server):
     assert outline not in ("", "none")
 
 
+def test_chinese_query_finds_english_papers_says_so_and_links_to_the_search_as_typed(page: Page, live_server,
+                                                                                     artifacts):
+    errors = no_console_errors(page)
+    page.goto(live_server + "/?lang=zh")
+    box = page.get_by_label("搜索论文")
+    box.fill("扩散模型")
+    box.press("Enter")
+    notice = page.locator(".expansions")
+    expect(notice).to_contain_text("同时搜索了：")
+    expect(notice.locator(".expansion").first).to_have_text(re.compile(r"diffusion model", re.I))
+    expect(page.locator(".hit mark", has_text=re.compile(r"diffusion", re.I)).first).to_be_visible()
+    shot(page, artifacts, "12-crosslingual-notice")
+    page.get_by_role("link", name="只按输入搜索").click()
+    expect(page).to_have_url(re.compile(r"[?&]xl=0"))
+    expect(page.locator(".expansions")).to_contain_text("仅按输入的文字搜索。")
+    expect(page.locator(".hit mark", has_text=re.compile(r"diffusion", re.I))).to_have_count(0)
+    page.get_by_role("link", name="同时搜索另一种语言的术语").click()
+    expect(page).not_to_have_url(re.compile(r"xl=0"))
+    expect(page.locator(".expansions")).to_contain_text("同时搜索了：")
+    assert not errors, errors
+
+
+def test_autocomplete_offers_concepts_in_both_languages(page: Page, live_server):
+    page.goto(live_server + "/?lang=en")
+    box = page.get_by_label("Search papers")
+    box.press_sequentially("对比学")
+    option = page.locator(".suggestions li", has_text="对比学习").first
+    expect(option).to_contain_text("contrastive learning")
+    expect(option.locator(".kind")).to_have_text("Concept")
+    box.press("ArrowDown")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]q=%E5%AF%B9%E6%AF%94%E5%AD%A6%E4%B9%A0"))
+    expect(page.locator(".expansions")).to_contain_text("Also searched: ")
+
+
 # --- keyboard paths: Tab to the control, then the keys a keyboard user would press ----------------------
 
 

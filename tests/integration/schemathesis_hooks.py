@@ -27,6 +27,8 @@ def valid_scalar(text: str, schema: dict[str, Any]) -> bool:
     if text == "":
         return True  # allowEmptyValue: the same as leaving the parameter out
     value: Any = text
+    if schema.get("type") == "boolean":
+        return text in ("true", "false")  # how a boolean query parameter travels (xl=false)
     if schema.get("type") == "integer":
         if not re.fullmatch(r"[+-]?\d+", text):
             return False

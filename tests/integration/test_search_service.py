@@ -86,7 +86,7 @@ def test_browse_all_is_exact_total(service):
 def test_papers_with_every_word_come_first_then_partial_matches_flagged(service):
     # Fewer than relaxation.below papers say both words: the page also shows papers with one of them,
     # after the others, each naming the word it lacks.
-    result = service.search(big(q="image deraining"))
+    result = service.search(big(q="image deraining", xl=False))  # as typed: no glossary concepts
     with_both = [h for h in result.hits if "derain" in (h.title + h.abstract).lower()]
     assert 1 <= len(with_both) < service.config["relaxation"]["below"]
     assert result.partial_match is not None and result.partial_match.all_words == len(with_both)
@@ -106,10 +106,15 @@ def test_enough_papers_with_every_word_means_no_partial_matches(service):
 
 def test_no_empty_page_when_most_words_match(service):
     # "Interactino" (a typo at the start of a word fuzzy matching cannot repair) and a word no paper has
-    result = service.search(big(q="Interactino zebra graphs molecules"))
+    result = service.search(big(q="Interactino zebra graphs molecules", xl=False))
     assert ids(result)[0] == "t-graph"
     assert result.partial_match is not None and result.partial_match.all_words == 0
     assert result.hits[0].missing == ["Interactino"]
+
+
+def test_the_glossary_finds_the_concept_in_the_other_language(service):
+    # With the glossary the concept image deraining also finds the Chinese paper (图像去雨).
+    assert "t-cv-zh" in ids(service.search(big(q="image deraining")))
 
 
 def test_inflections_match(service):
@@ -352,7 +357,9 @@ def test_suggest(service):
     authors = service.suggest("grace")
     assert [(s.text, s.kind) for s in authors] == [("Grace Hopper", "author")]  # two papers, one suggestion
     assert service.suggest("") == []
-    assert [s.text for s in service.suggest("大语言")] == ["大语言模型的推理加速方法"]
+    chinese = service.suggest("大语言")
+    assert [s.text for s in chinese if s.kind == "title"] == ["大语言模型的推理加速方法"]
+    assert (chinese[0].text, chinese[0].kind) == ("大语言模型", "concept")  # glossary concepts come first
 
 
 def test_similar(service):

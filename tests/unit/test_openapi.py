@@ -64,8 +64,9 @@ def test_responses_come_from_the_models():
 
 def test_every_operation_documents_the_servers_414():
     for path, item in DOC["paths"].items():
-        too_long = item["get"]["responses"]["414"]["content"]["application/json"]["schema"]
-        assert too_long == {"$ref": "#/components/schemas/Error"}, path
+        for method, operation in item.items():
+            too_long = operation["responses"]["414"]["content"]["application/json"]["schema"]
+            assert too_long == {"$ref": "#/components/schemas/Error"}, (method, path)
 
 
 def test_the_414_body_is_our_error():

@@ -10,11 +10,12 @@ from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import query_builders as qb
 from webapp.services import request_parts as rp
+from webapp.services import word_queries as wq
 from webapp.services.facets import facets
 from webapp.services.query_parser import Clause, parse_query
 
 CONFIG = search_config()
-ALL_FIELDS = qb.boosted(CONFIG["query_fields"])
+ALL_FIELDS = wq.boosted(CONFIG["query_fields"])
 
 
 def walk(node):
@@ -40,19 +41,19 @@ def test_boosted_fields_come_from_config():
 
 
 def test_short_term_is_one_multi_match_scored_across_fields():
-    assert qb.term_clause("gan", CONFIG) == {"multi_match": {
+    assert wq.term_clause("gan", CONFIG) == {"multi_match": {
         "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
         "zero_terms_query": "all"}}
 
 
 def test_relaxed_term_needs_most_of_its_tokens():
-    relaxed = qb.term_clause("nylamine,NPB", CONFIG, relaxed=True)["multi_match"]
+    relaxed = wq.term_clause("nylamine,NPB", CONFIG, relaxed=True)["multi_match"]
     assert relaxed["operator"] == "or"
     assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
 
 
 def test_long_term_gets_a_low_boost_fuzzy_fallback():
-    clause = qb.term_clause("diffusion", CONFIG)
+    clause = wq.term_clause("diffusion", CONFIG)
     exact, fuzzy = clause["bool"]["should"]
     assert clause["bool"]["minimum_should_match"] == 1
     assert "fuzziness" not in exact["multi_match"]
@@ -64,58 +65,58 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
 
 @pytest.mark.parametrize("term", ["大语言模型", "gpt-4", "2024", "gan"])
 def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
-    assert qb.fuzzy_clause(term, CONFIG) is None
+    assert wq.fuzzy_clause(term, CONFIG) is None
 
 
 def test_text_clause_requires_every_word():
-    assert qb.text_clause([], CONFIG) is None
-    assert qb.text_clause(["gan"], CONFIG) == qb.term_clause("gan", CONFIG)
-    many = qb.text_clause(["a", "b", "c", "d", "e"], CONFIG)
+    assert wq.text_clause([], CONFIG) is None
+    assert wq.text_clause(["gan"], CONFIG) == wq.term_clause("gan", CONFIG)
+    many = wq.text_clause(["a", "b", "c", "d", "e"], CONFIG)
     assert len(many["bool"]["should"]) == 5
     assert many["bool"]["minimum_should_match"] == "100%"
 
 
 def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
-    relaxed = qb.text_clause(["graph", "neural", "networks"], CONFIG, relaxed=True)["bool"]
+    relaxed = wq.text_clause(["graph", "neural", "networks"], CONFIG, relaxed=True)["bool"]
     assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
     names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
     assert names == ["word:0", "word:1", "word:2"]
-    single = qb.text_clause(["大豆制浆"], CONFIG, relaxed=True)
+    single = wq.text_clause(["大豆制浆"], CONFIG, relaxed=True)
     assert single["multi_match"]["_name"] == "word:0" and single["multi_match"]["operator"] == "or"
 
 
 def test_proximity_boost():
-    assert qb.proximity_boost(["gan"], CONFIG) is None
-    boost = qb.proximity_boost(["graph", "networks"], CONFIG)["multi_match"]
-    assert boost == {"query": "graph networks", "type": "phrase", "fields": qb.boosted(CONFIG["phrase_fields"]),
+    assert wq.proximity_boost(["gan"], CONFIG) is None
+    boost = wq.proximity_boost(["graph", "networks"], CONFIG)["multi_match"]
+    assert boost == {"query": "graph networks", "type": "phrase", "fields": wq.boosted(CONFIG["phrase_fields"]),
                      "slop": CONFIG["phrase_slop"]}
-    assert qb.proximity_boost(["大语言模型"], CONFIG) is not None  # adjacency matters within a Chinese run
+    assert wq.proximity_boost(["大语言模型"], CONFIG) is not None  # adjacency matters within a Chinese run
 
 
 def test_long_queries_also_reward_neighbouring_word_pairs():
     pairs = CONFIG["word_pairs"]
     short = ["w"] * (pairs["min_words"] - 1)
-    assert "multi_match" in qb.proximity_boost(short, CONFIG)  # the whole phrase only: short queries unchanged
+    assert "multi_match" in wq.proximity_boost(short, CONFIG)  # the whole phrase only: short queries unchanged
     terms = ["restricted", "boltzmann", "machines", "为", "hopfield"]
-    whole, *rest = qb.proximity_boost(terms, CONFIG)["bool"]["should"]
+    whole, *rest = wq.proximity_boost(terms, CONFIG)["bool"]["should"]
     assert whole["multi_match"]["query"] == "restricted boltzmann machines 为 hopfield"
     assert [p["multi_match"]["query"] for p in rest] == ["restricted boltzmann", "boltzmann machines"]
     assert all(p["multi_match"]["slop"] == pairs["slop"] and p["multi_match"]["boost"] == pairs["boost"]
-               and p["multi_match"]["fields"] == qb.boosted(pairs["fields"]) for p in rest)
+               and p["multi_match"]["fields"] == wq.boosted(pairs["fields"]) for p in rest)
 
 
 def test_field_clause_uses_aliases_with_boosts():
-    clause = qb.field_clause(Clause("diffusion", field="title"), CONFIG)
+    clause = wq.field_clause(Clause("diffusion", field="title"), CONFIG)
     assert clause == {"multi_match": {"query": "diffusion", "type": "best_fields", "operator": "and",
                                       "fields": ["title^6", "title.exact^3", "title_zh^6", "title_zh.bigram^3"]}}
-    phrase = qb.field_clause(Clause("score matching", phrase=True, field="abstract"), CONFIG)
+    phrase = wq.field_clause(Clause("score matching", phrase=True, field="abstract"), CONFIG)
     assert phrase["multi_match"]["type"] == "phrase"
     assert phrase["multi_match"]["fields"] == [
         "abstract", "abstract.exact^0.5", "abstract_zh", "abstract_zh.bigram^0.5"]
 
 
 def test_author_clause_phrase_or_fuzzy_parts():
-    clause = qb.field_clause(Clause("Soren Hauberg", phrase=True, field="author"), CONFIG)
+    clause = wq.field_clause(Clause("Soren Hauberg", phrase=True, field="author"), CONFIG)
     phrase, intervals = clause["bool"]["should"]
     assert phrase["multi_match"] == {"query": "Soren Hauberg", "type": "phrase", "fields": ["authors"], "slop": 1}
     rule = intervals["intervals"]["authors"]["all_of"]
@@ -124,7 +125,7 @@ def test_author_clause_phrase_or_fuzzy_parts():
 
 
 def test_chinese_author_is_a_phrase_only():
-    clause = qb.field_clause(Clause("李明", field="author"), CONFIG)
+    clause = wq.field_clause(Clause("李明", field="author"), CONFIG)
     assert clause == {"multi_match": {"query": "李明", "type": "phrase", "fields": ["authors"], "slop": 1}}
 
 

@@ -10,6 +10,7 @@ from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
 from webapp.services import query_builders as qb
 from webapp.services import relaxation as rx
+from webapp.services import word_queries as wq
 from webapp.services.query_parser import parse_query
 
 CONFIG = search_config()
@@ -42,7 +43,7 @@ def test_relaxed_body_ranks_papers_with_every_word_first_and_counts_them():
     body = qb.search_body(parsed, params, CONFIG, fuzzy=True, relaxed=True)
     relaxed, = body["query"]["bool"]["must"]
     tier, = body["query"]["bool"]["should"]
-    all_words = qb.text_clause(parsed.terms, CONFIG, fuzzy=True)
+    all_words = wq.text_clause(parsed.terms, CONFIG, fuzzy=True)
     assert tier == {"constant_score": {"filter": all_words, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
     assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=True, relaxed=True)
     year = {"terms": {"year": ["2020"]}}

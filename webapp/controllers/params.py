@@ -108,6 +108,8 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
         sort=(typing.Literal[sorts], Field(config["default_sort"], description="Order of the results")),
         page=(int, Field(1, ge=1, description="Results page, from 1")),
         size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
+        xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
+                                          "language (0: only the words as typed)")),
     )
 
 
@@ -146,7 +148,7 @@ class RequestArgs:
                                  high=high)
             ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
-                            ranges=ranges, sort=a.sort, page=a.page, size=a.size)
+                            ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl)
 
     def suggest(self, args: MultiDict) -> str:
         return _validate(self.suggest_model, args, self.config).q
@@ -200,6 +202,8 @@ def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
         return ParamError("error.page", value=value[:40])
     if name == "size":
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
+    if name == "xl":
+        return ParamError("error.xl", value=value[:40])
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
     if name == "format":

@@ -12,7 +12,9 @@ from typing import Any, Literal
 
 from werkzeug.datastructures import MultiDict
 
+from papersearch.querylog import Source
 from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
 from webapp.domain import Hit, SearchResult, Suggestion
 from webapp.serializers.cite import Citation, cite
@@ -24,10 +26,13 @@ SIMILAR_COUNT = 5
 SUGGESTION_COUNT = 8
 
 
-def search(service: SearchService, args: MultiDict, request_args: RequestArgs,
-           api: bool = False) -> tuple[SearchResult, int]:
-    """The page offers a few page sizes; the API (api=True) takes any from 1 to the largest."""
-    return service.search(request_args.search(args, api=api)), HTTPStatus.OK
+def search(service: SearchService, args: MultiDict, request_args: RequestArgs, recorder: Recorder,
+           source: Source, lang: str) -> tuple[SearchResult, int]:
+    """The search, counted in /metrics and written to the query log (which gives it its query_id). The page
+    offers a few page sizes; the API takes any from 1 to the largest."""
+    result = service.search(request_args.search(args, api=source == "api"))
+    recorder.search(result, source, lang)
+    return result, HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from flask import Blueprint, Response, jsonify, request
 
-from webapp import openapi
+from webapp import i18n, openapi
 from webapp.controllers import search as controller
-from webapp.routes import request_args, service
+from webapp.controllers.events import MAX_BEACON_BYTES
+from webapp.controllers.params import ParamError
+from webapp.routes import recorder, request_args, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
 
@@ -15,8 +17,18 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 @blueprint.get("/search")
 def search():
-    result, status = controller.search(service(), request.args, request_args(), api=True)
+    result, status = controller.search(service(), request.args, request_args(), recorder(), "api", i18n.current())
     return jsonify(to_json.result(result)), status
+
+
+@blueprint.post("/events")
+def events():
+    """The search page's beacons (navigator.sendBeacon): a result click or a retyped query, as JSON."""
+    # Browsers say where a request comes from; another site's page must not feed our query log.
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        raise ParamError("error.event", detail="sent from another site")
+    recorder().beacon(request.stream.read(MAX_BEACON_BYTES + 1))  # never more than a beacon can be
+    return "", 204
 
 
 @blueprint.get("/papers/<path:paper_id>")

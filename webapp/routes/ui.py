@@ -6,7 +6,7 @@ from flask import Blueprint, abort, render_template, request, url_for
 
 from webapp import i18n
 from webapp.controllers import search as controller
-from webapp.routes import request_args, search_config, service
+from webapp.routes import recorder, request_args, search_config, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.views import facets
 from webapp.views.links import SearchLinks
@@ -17,7 +17,7 @@ blueprint = Blueprint("ui", __name__)
 @blueprint.get("/")
 def search():
     config = search_config()
-    result, status = controller.search(service(), request.args, request_args())
+    result, status = controller.search(service(), request.args, request_args(), recorder(), "page", i18n.current())
     links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang())
     return render_template("search.html", result=result, links=links, config=config,
                            child_params=facets.child_params(config),

@@ -21,25 +21,44 @@ from elasticsearch import (
     TransportError,
 )
 
-from papersearch import index_definition
+from papersearch import concepts, index_definition
 from papersearch.taxonomy import Taxonomy
-from webapp.domain import BadQuery, Hit, PartialMatch, SearchParams, SearchResult, SearchUnavailable, Suggestion
+from webapp import metrics
+from webapp.domain import (
+    BadQuery,
+    Expansion,
+    Hit,
+    PartialMatch,
+    SearchParams,
+    SearchResult,
+    SearchUnavailable,
+    Suggestion,
+)
+from webapp.services import expansion as xp
 from webapp.services import query_builders as qb
 from webapp.services import relaxation as rx
 from webapp.services import request_parts as rp
+from webapp.services import word_queries as wq
+from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
 from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
+# Names in SearchResult.fallbacks (see webapp/domain.py): typo-tolerant results with every word, results
+# with most of the words (the relaxation ladder's last step), a correction offered.
+TYPO, RELAXED, DID_YOU_MEAN = "typo", "relaxed", "did_you_mean"
+CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
-def es_errors(alias: str) -> Iterator[None]:
-    """Translate client errors into the two errors the controllers know."""
+def es_errors(alias: str, kind: str) -> Iterator[None]:
+    """Translate client errors into the two errors the controllers know; time the request(s) as `kind`
+    (the label of papersearch_es_request_duration_seconds)."""
     try:
-        yield
+        with metrics.es_request(kind):
+            yield
     except NotFoundError as exc:
         log.error("alias %s not found: %s", alias, exc)
         raise SearchUnavailable(f"the index {alias!r} does not exist") from exc
@@ -60,7 +79,7 @@ def es_errors(alias: str) -> Iterator[None]:
 
 class SearchService:
     def __init__(self, client: Elasticsearch, alias: str, config: dict | None = None,
-                 taxonomy: Taxonomy | None = None) -> None:
+                 taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None) -> None:
         self.client = client
         self.alias = alias
         self.config = config or index_definition.search_config()
@@ -68,34 +87,48 @@ class SearchService:
         completion = index_definition.load()["mappings"]["properties"][self.config["suggest_field"]]
         self.prefix_limit: int = completion.get("max_input_length", 50)
         self.taxonomy = taxonomy or Taxonomy.load()
+        self.matcher = matcher or concepts.matcher()  # config/concepts.tsv, read once per process
+        self.concept_suggester = ConceptSuggester(self.matcher.glossary)
         self._profile: tuple[float, str | None] = (0.0, None)
 
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
         parsed = parse_query(params.q)
+        xl = self.config["cross_lingual"]
+        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
+                 if params.xl else [])
         always = self._profile_of_live_index() == "core"
-        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always))
+        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found))
         total = response["hits"]["total"]["value"]
+        fallbacks: list[str] = []
         partial: PartialMatch | None = None
-        if rx.should_relax(total, parsed.terms, qb.has_typo_fallback(parsed, self.config), self.config):
-            relaxed = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True))
+        if rx.should_relax(total, parsed.terms, wq.has_typo_fallback(parsed, self.config), self.config):
+            relaxed = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True,
+                                                  expansions=found))
             if relaxed["hits"]["total"]["value"] > total:
                 response, total = relaxed, relaxed["hits"]["total"]["value"]
                 all_words = response["aggregations"][rx.ALL_WORDS_QUERY]["doc_count"]
                 partial = PartialMatch(all_words=all_words) if all_words < total else None
+                fallbacks.append(RELAXED if partial else TYPO)
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
+        did_you_mean = self._did_you_mean(parsed, params, response)
+        if did_you_mean:
+            fallbacks.append(DID_YOU_MEAN)
         return SearchResult(
             params=params,
             total=total,
             took_ms=response.get("took", 0),
             hits=[] if too_deep else [self._hit(h, parsed, partial) for h in response["hits"]["hits"]],
             facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
-            did_you_mean=self._did_you_mean(parsed, params, response),
+            did_you_mean=did_you_mean,
             partial_match=partial,
+            expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
+                                  forms=[*e.en, *e.zh]) for e in found],
             page_count=params.page_count(total, window),
             too_deep=too_deep,
+            fallbacks=fallbacks,
         )
 
     def _hit(self, raw: dict, parsed: ParsedQuery, partial: PartialMatch | None) -> Hit:
@@ -109,7 +142,7 @@ class SearchService:
         checked, profile = self._profile
         if time.monotonic() - checked > PROFILE_TTL:
             try:
-                with es_errors(self.alias):
+                with es_errors(self.alias, "mapping"):
                     mappings = self.client.indices.get_mapping(index=self.alias).body
                 profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
             except SearchUnavailable:
@@ -118,7 +151,7 @@ class SearchService:
         return profile
 
     def _search(self, body: dict) -> dict:
-        with es_errors(self.alias):
+        with es_errors(self.alias, "search"):
             return self.client.search(index=self.alias, body=body).body
 
     def _did_you_mean(self, parsed: ParsedQuery, params: SearchParams, response: dict) -> str | None:
@@ -128,7 +161,7 @@ class SearchService:
             return None
         corrected = parsed.replace_terms(corrections)
         try:
-            with es_errors(self.alias):
+            with es_errors(self.alias, "count"):
                 count = self.client.count(index=self.alias, body=qb.count_body(corrected, params, self.config))
         except (SearchUnavailable, BadQuery):
             return None  # a suggestion is optional; the results page must not fail because of it
@@ -138,7 +171,7 @@ class SearchService:
 
     def get_paper(self, paper_id: str) -> Hit | None:
         """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
-        with es_errors(self.alias):
+        with es_errors(self.alias, "get"):
             response = self.client.search(
                 index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
                 source_excludes=[self.config["suggest_field"]],
@@ -148,7 +181,7 @@ class SearchService:
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
-        with es_errors(self.alias):
+        with es_errors(self.alias, "mlt"):  # the liked paper's index, then more_like_this
             index = self._index_of(paper_id)
             if index is None:
                 return []
@@ -168,16 +201,17 @@ class SearchService:
     # --- autocomplete ------------------------------------------------------------------------------
 
     def suggest(self, prefix: str, size: int = 8) -> list[Suggestion]:
-        """Title and author completions for a prefix, without repeats."""
+        """Glossary concepts in both languages, then title and author completions, without repeats."""
         prefix = prefix[:self.prefix_limit]
         if not prefix:
             return []
-        with es_errors(self.alias):
+        out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
+                                 for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
+        with es_errors(self.alias, "suggest"):
             response = self.client.search(
                 index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
                 source=["authors", "title", "title_zh", "heading"],
             ).body
-        out: list[Suggestion] = []
         seen: set[tuple[str, str]] = set()
         for entry in response.get("suggest", {}).get("paper", []):
             for option in entry.get("options", []):

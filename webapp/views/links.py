@@ -44,7 +44,7 @@ class SearchLinks:
         return [(k, v) for k, v in self.filter_pairs() if k not in without]
 
     def _url(self, *, q: str | None = None, sort: str | None = None, page: int = 1, size: int | None = None,
-             lang: str | None = None, **filters) -> str:
+             lang: str | None = None, xl: bool | None = None, **filters) -> str:
         p = self.params
         pairs: list[tuple[str, str | int]] = []
         query = p.q if q is None else q
@@ -59,6 +59,8 @@ class SearchLinks:
             pairs.append(("size", size))
         if page > 1:
             pairs.append(("page", page))
+        if not (p.xl if xl is None else xl):
+            pairs.append(("xl", 0))
         lang = lang or self.lang
         if lang:
             pairs.append(("lang", lang))
@@ -83,6 +85,13 @@ class SearchLinks:
 
     def query(self, q: str) -> str:
         return self._url(q=q)
+
+    def as_typed(self) -> str:
+        """The same search without the glossary's concepts in the other language."""
+        return self._url(xl=False)
+
+    def with_concepts(self) -> str:
+        return self._url(xl=True)
 
     # --- filters -----------------------------------------------------------------------------------
 
@@ -121,7 +130,8 @@ class SearchLinks:
 
 
 def suggestion_url(suggestion: Suggestion) -> str:
-    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers."""
+    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers, a
+    concept searches it."""
     if suggestion.kind == "title" and suggestion.id:
         return url_for("ui.paper", paper_id=suggestion.id)
     q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
