@@ -67,7 +67,8 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     html = page.get_data(as_text=True)
     page_id = re.search(r'data-query-id="([0-9a-f]{32})"', html).group(1)
     assert 'data-events-url="/api/events"' in html and "querylog.js" in html
-    api = client.get("/api/search?q=transformer&year=2024&year=2023&sort=year", environ_base=PRIVATE).get_json()
+    api = client.get("/api/search?q=transformer&year=2024&year=2023&year_from=2020&sort=year",
+                     environ_base=PRIVATE).get_json()
     assert re.fullmatch(querylog.QUERY_ID_PATTERN, api["query_id"])
     paper_id = re.search(r'data-paper-id="([^"]+)"', html).group(1)
     for body in (f'{{"type":"click","query_id":"{page_id}","position":1,"paper_id":"{paper_id}"}}',
@@ -79,11 +80,11 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     assert [d["event"] for d in docs] == ["search", "search", "click", "retype"]
     page_doc, api_doc, click, retype = docs
     assert page_doc["query_id"] == page_id and page_doc["source"] == "page" and page_doc["lang"] == "zh"
-    assert page_doc["q"] == "diffsuion" and page_doc["filters"] == ["areas=Deep Learning"]
+    assert page_doc["q"] == "diffsuion" and page_doc["filters"] == ["area=Deep Learning"]
     assert "did_you_mean" in page_doc["fallbacks"] and page_doc["did_you_mean"] == "diffusion"
     assert page_doc["total"] > 0 and page_doc["zero_result"] is False
     assert api_doc["query_id"] == api["query_id"] and api_doc["source"] == "api"
-    assert api_doc["filters"] == ["years=2024", "years=2023"] and api_doc["sort"] == "year"
+    assert api_doc["filters"] == ["year=2024", "year=2023", "year_from=2020"] and api_doc["sort"] == "year"
     assert api_doc["total"] == api["total"] and api_doc["took_ms"] == api["took_ms"]
     assert click == {"timestamp": click["timestamp"], "query_id": page_id, "event": "click", "position": 1,
                      "paper_id": paper_id}

@@ -452,7 +452,7 @@ BAD = [
     ("page=abc", "must be a whole number"),
     ("size=101", "Page size"),
     ("year=abc", "“year” must be a whole number"),
-    ("year_from=2023&year_to=2020", "“year_from” (2023) is after “year_to” (2020)"),
+    ("year_from=0", "“year_from” 0 is outside 1–9999"),
     ("year=1" + "0" * 30, "is outside 1–9999"),  # once a 500: too large for the client's JSON
     ("sort=random", "Unknown sort"),
     ("subarea=Nonsense", "must look like"),

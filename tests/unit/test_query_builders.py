@@ -49,7 +49,7 @@ def test_short_term_is_one_multi_match_scored_across_fields():
 def test_relaxed_term_needs_most_of_its_tokens():
     relaxed = wq.term_clause("nylamine,NPB", CONFIG, relaxed=True)["multi_match"]
     assert relaxed["operator"] == "or"
-    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
+    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["term_minimum_should_match"]
 
 
 def test_long_term_gets_a_low_boost_fuzzy_fallback():

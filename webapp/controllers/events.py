@@ -49,8 +49,13 @@ _BEACON = TypeAdapter(Beacon)
 
 
 def filters_of(result: SearchResult) -> list[str]:
-    """Every list-valued search parameter as "name=value" (areas, subareas, years, and any facet added later)."""
-    return [f"{name}={value}" for name, values in result.params if isinstance(values, list) for value in values]
+    """Every filter of the search as "param=value" with the URL's parameter names: area, subarea, and each
+    facet's values and range bounds from config/index.json (year=2024, venue=ICLR, year_from=2020)."""
+    p = result.params
+    pairs: list[tuple[str, object]] = [("area", a) for a in p.areas] + [("subarea", s) for s in p.subareas]
+    pairs += [(param, v) for param, values in p.filters.items() for v in values]
+    pairs += list(p.ranges.items())
+    return [f"{name}={value}" for name, value in pairs]
 
 
 class Recorder:

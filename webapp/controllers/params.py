@@ -144,8 +144,7 @@ class RequestArgs:
                 continue
             low, high = getattr(a, spec["from"]), getattr(a, spec["to"])
             if low is not None and high is not None and low > high:
-                raise ParamError("error.range_order", param_from=spec["from"], param_to=spec["to"], low=low,
-                                 high=high)
+                low, high = high, low  # typed the wrong way round: the years between them
             ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
                             ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl)

@@ -25,8 +25,14 @@ def settings(config: dict) -> dict[str, Any]:
 
 
 def words_required(config: dict, relaxed: bool) -> str:
-    """minimum_should_match over the words (and over one word's tokens): all, or the relaxed share."""
+    """minimum_should_match over the words: all, or the relaxed share."""
     return settings(config)["minimum_should_match"] if relaxed else ALL_WORDS
+
+
+def tokens_required(config: dict) -> str:
+    """minimum_should_match over one relaxed word's tokens (a pasted Chinese run cut mid-word): stricter
+    than over words, so a short word does not shrink to one of its characters' pairs."""
+    return settings(config)["term_minimum_should_match"]
 
 
 def can_relax(terms: list[str], has_typo_fallback: bool) -> bool:

@@ -104,9 +104,9 @@ class SearchService:
         fallbacks: list[str] = []
         partial: PartialMatch | None = None
         if rx.should_relax(total, parsed.terms, wq.has_typo_fallback(parsed, self.config), self.config):
-            relaxed = self._search(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True,
-                                                  expansions=found))
-            if relaxed["hits"]["total"]["value"] > total:
+            relaxed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True,
+                                                   expansions=found))
+            if relaxed and relaxed["hits"]["total"]["value"] > total:
                 response, total = relaxed, relaxed["hits"]["total"]["value"]
                 all_words = response["aggregations"][rx.ALL_WORDS_QUERY]["doc_count"]
                 partial = PartialMatch(all_words=all_words) if all_words < total else None
@@ -130,6 +130,14 @@ class SearchService:
             too_deep=too_deep,
             fallbacks=fallbacks,
         )
+
+    def _relaxed(self, body: dict) -> dict | None:
+        """The relaxed search, or None when Elasticsearch refuses it (a pasted page of Chinese can exceed
+        the clause limit twice over): the words as typed already have their results."""
+        try:
+            return self._search(body)
+        except BadQuery:
+            return None
 
     def _hit(self, raw: dict, parsed: ParsedQuery, partial: PartialMatch | None) -> Hit:
         hit = to_hit(raw, self.taxonomy)

@@ -64,7 +64,7 @@ def term_clause(term: str, config: dict, fuzzy: bool = True, relaxed: bool = Fal
         }
     }
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
-        exact["multi_match"].update(operator="or", minimum_should_match=rx.words_required(config, relaxed=True))
+        exact["multi_match"].update(operator="or", minimum_should_match=rx.tokens_required(config))
     fallback = fuzzy_clause(term, config) if fuzzy else None
     if fallback is None:
         return exact
