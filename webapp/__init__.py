@@ -36,8 +36,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     if service is None:
         from webapp.services.search import SearchService
 
-        client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT, max_retries=0,
-                             retry_on_timeout=False)
+        # No retry of a timeout; one quick retry on another node when a connection fails (papersearch/es.py).
+        client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias)
     app.extensions["search_service"] = service
 
