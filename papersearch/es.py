@@ -7,6 +7,7 @@ doubling from 1 s up to 30 s) and retries the request on another node.
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 from elasticsearch import Elasticsearch, OrjsonSerializer
@@ -32,12 +33,32 @@ def make_client(role: Role = "indexer", settings: Settings | None = None, **over
     if settings.es_ca_certs:
         kwargs["ca_certs"] = settings.es_ca_certs
     kwargs.update(overrides)
+    _one_line_transport_warnings()
     return Elasticsearch(urls, **kwargs)
 
 
 def _retries(role: Role, nodes: int) -> dict:
-    """The indexer waits out slow requests; the webapp never retries a timeout (its callers wait) but
-    tries each other node once when a connection fails, so a dead node costs one quick retry."""
+    """The indexer waits out slow requests. The webapp's callers wait, so it retries once, on another
+    node, and only when there is one: a dead node (refused) or a hung one (its timeout) then costs one
+    retry instead of a 503, and a slow cluster is not hit by a storm of retries (DECISIONS.md)."""
     if role == "indexer":
         return {"retry_on_timeout": True, "max_retries": max(2, nodes - 1)}
-    return {"retry_on_timeout": False, "max_retries": nodes - 1}
+    return {"retry_on_timeout": nodes > 1, "max_retries": 1 if nodes > 1 else 0}
+
+
+class _WithoutTraceback(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info and record.exc_info[1] is not None:
+            exc = record.exc_info[1]
+            record.msg, record.args = f"{record.getMessage()} ({type(exc).__name__}: {exc})", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+def _one_line_transport_warnings() -> None:
+    """elastic_transport logs every failed attempt on a node with its traceback; which node failed, how,
+    and that the request is retried fits on one line (and no stack trace reaches a terminal)."""
+    for name in ("elastic_transport.transport", "elastic_transport.node_pool"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(f, _WithoutTraceback) for f in logger.filters):
+            logger.addFilter(_WithoutTraceback())

@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import requests
 from elasticsearch import Elasticsearch
 
 from papersearch.settings import Settings
@@ -73,3 +80,70 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
         yield name, build_alias(cluster, name, sources, **settings_overrides)
     finally:
         delete_alias_indices(cluster.client("admin"), name)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn_server(env: dict[str, str], log_path: Path, workers: int = 3) -> Iterator[tuple[subprocess.Popen, str]]:
+    """gunicorn with config/gunicorn.conf.py on a free loopback port, ready (/readyz 200) when yielded as
+    (process, base URL); stopped with SIGTERM afterwards. `env` adds to the environment (ES_URL, alias, …)."""
+    port = free_port()
+    env = os.environ | {"PAPERSEARCH_BIND": f"127.0.0.1:{port}"} | env
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    with log_path.open("w+") as log:
+        proc = subprocess.Popen([str(gunicorn), "-c", "config/gunicorn.conf.py", "--workers", str(workers)],
+                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, f"gunicorn exited: {log_path.read_text()}"
+                try:
+                    if requests.get(base + "/readyz", timeout=5).status_code == 200:
+                        break
+                except requests.RequestException:  # not listening yet, or workers still booting
+                    pass
+                assert time.monotonic() < deadline, f"gunicorn not ready: {log_path.read_text()}"
+                time.sleep(0.2)
+            yield proc, base
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
+
+
+# --- the 3-node local cluster of the failover tests -------------------------------------------------------------
+
+FAILOVER_INSTANCE = "failover"
+_failover_start: subprocess.Popen | None = None
+
+
+def failover_env() -> dict[str, str]:
+    return os.environ | {"PAPERSEARCH_NODE_INSTANCE": FAILOVER_INSTANCE}
+
+
+def start_failover_cluster_in_background() -> None:
+    """Begin `papersearch-node start --nodes 3` for the failover tests while the rest of the suite runs."""
+    global _failover_start
+    from papersearch.paths import local_dir
+
+    log = local_dir() / "failover-start.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as sink:
+        _failover_start = subprocess.Popen(
+            [str(Path(sys.executable).with_name("papersearch-node")), "start", "--nodes", "3"],
+            cwd=ROOT, env=failover_env(), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_failover_start(timeout: float = 600) -> None:
+    if _failover_start is not None:
+        _failover_start.wait(timeout)

@@ -36,7 +36,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     if service is None:
         from webapp.services.search import SearchService
 
-        # No retry of a timeout; one quick retry on another node when a connection fails (papersearch/es.py).
+        # With several nodes one retry on another node; none on a single node (papersearch/es.py).
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias)
     app.extensions["search_service"] = service
