@@ -53,7 +53,7 @@ class Settings(BaseSettings):
 
     def urls(self) -> list[str]:
         """The nodes to talk to; the clients spread requests over them and retry on another one."""
-        if self.es_url is None:
+        if not self.es_url:
             return _local_urls()
         return [u.strip() for u in self.es_url.split(",") if u.strip()]
 

@@ -206,11 +206,13 @@ class LocalNode:
         procs = self.processes()
         if only is not None and not 1 <= only <= len(procs):
             raise ProvisionError(f"--node {only}: the cluster has nodes 1 to {len(procs)}")
+        if only is not None and len(self._state().get("nodes") or []) != len(procs):
+            raise ProvisionError(f"--node {only}: start the whole cluster first (papersearch-node start --nodes N)")
         wanted = [p for p in procs if only in (None, p.number)]
         for proc in wanted:
             if proc.pid() and not readiness.answers(proc.url(self.cfg.host)):
                 try:  # still starting up, or just busy: give it time before deciding it hangs
-                    readiness.wait_ready(procs, [proc], self.cfg.host, self.cfg.startup_timeout)
+                    readiness.wait_ready(self._running(procs), [proc], self.cfg.host, self.cfg.startup_timeout)
                 except ProvisionError as exc:
                     say(f"{proc.name} (pid {proc.pid()}) does not answer ({exc}); restarting it")
                     self._stop_procs([proc])
@@ -237,7 +239,7 @@ class LocalNode:
         launched = [(p, p.launch(self.user, tool_env(java_home, p.conf))) for p in starting]
         for proc, handle in launched:
             proc.finish_launch(handle)
-        readiness.wait_ready(procs, starting, self.cfg.host, self.cfg.startup_timeout)
+        readiness.wait_ready(self._running(procs), starting, self.cfg.host, self.cfg.startup_timeout)
         # Only nodes that answered are recorded, so a failed start never sends every client to a dead port.
         self._save_state(procs, digest)
         readiness.check_users(starting, self.cfg.host)
@@ -246,6 +248,10 @@ class LocalNode:
             f"{len(procs)} node{'s' if len(procs) > 1 else ''}, health {status.health})")
         say(f"credentials: {credentials_file()} (users elastic, {credentials.INDEXER}, {credentials.WEB})")
         return status
+
+    @staticmethod
+    def _running(procs: list[NodeProcess]) -> int:
+        return sum(1 for p in procs if p.pid())
 
     def _describe(self) -> str:
         return "node" if self.size == 1 else f"cluster of {self.size} nodes"

@@ -28,8 +28,8 @@ def answers(url: str) -> bool:
         return False
 
 
-def wait_ready(procs: list[NodeProcess], starting: list[NodeProcess], host: str, timeout: float) -> None:
-    """Every starting node answers, all nodes form the cluster, and it is yellow or green."""
+def wait_ready(nodes: int, starting: list[NodeProcess], host: str, timeout: float) -> None:
+    """Every starting node answers, the cluster has `nodes` nodes (those running), yellow or green."""
     deadline = time.monotonic() + timeout
     last = "no answer yet"
     for proc in starting:
@@ -38,10 +38,10 @@ def wait_ready(procs: list[NodeProcess], starting: list[NodeProcess], host: str,
             if not proc.pid():
                 raise ProvisionError(f"{proc.name} exited during start-up; last log lines:\n{proc.log_tail(40)}")
             try:
-                health = client.cluster.health(wait_for_status="yellow", wait_for_nodes=str(len(procs)), timeout="5s")
-                if health["status"] in {"yellow", "green"} and health["number_of_nodes"] == len(procs):
+                health = client.cluster.health(wait_for_status="yellow", wait_for_nodes=str(nodes), timeout="5s")
+                if health["status"] in {"yellow", "green"} and health["number_of_nodes"] == nodes:
                     break
-                last = f"health {health['status']}, {health['number_of_nodes']} of {len(procs)} nodes"
+                last = f"health {health['status']}, {health['number_of_nodes']} of {nodes} nodes"
             except es_exceptions.AuthenticationException as exc:
                 raise ProvisionError(
                     f"{proc.name} refuses the elastic password in {credentials_file()} ({exc}); its data was "

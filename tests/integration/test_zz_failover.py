@@ -144,7 +144,7 @@ def failover() -> Failover:
 class SearchLoop:
     """Threads searching through gunicorn until stopped; every answer must be a 200 with the baseline's hits."""
 
-    def __init__(self, base: str, baseline: dict[str, tuple[int, frozenset[str]]], threads: int = 3) -> None:
+    def __init__(self, base: str, baseline: dict[str, tuple[int, frozenset[str]]], threads: int = 2) -> None:
         self.base, self.baseline = base, baseline
         self.done = Counter()
         self.failures: list[str] = []
@@ -165,7 +165,7 @@ class SearchLoop:
                 except (requests.RequestException, ValueError) as exc:
                     self.failures.append(f"{query}: {type(exc).__name__}: {exc}")
                 self.done[query] += 1
-                time.sleep(0.01)  # steady traffic, not a saturation test: the two cores also run three nodes
+                time.sleep(0.02)  # steady traffic, not a saturation test: the two cores also run three nodes
 
     def searches(self) -> int:
         return sum(self.done.values())
@@ -247,7 +247,7 @@ def test_searches_survive_killing_the_master_and_a_data_node(failover: Failover)
           f"(new master {new_master}), then copy holder {holders[0]}")
     problems = [line for line in log.read_text().splitlines() if "ERROR" in line or " 503 " in line]
     assert loop.failures == [], (loop.failures[:5], problems[:30])
-    assert loop.searches() >= 600
+    assert loop.searches() >= 500
     assert final == baseline
 
 
