@@ -22,6 +22,9 @@ def describe(node: LocalNode) -> NodeStatus:
     if not up:
         return NodeStatus(running=False, url=None, pid=None, nodes=rows)
     status = NodeStatus(running=True, url=node.url(), pid=rows[0]["pid"], nodes=rows)
+    if not any(r["url"] for r in up):  # ports are recorded once the nodes answer
+        status.url, status.health = None, "starting"
+        return status
     try:
         client = node.admin_client(request_timeout=5)
         status.health = client.cluster.health()["status"]

@@ -77,7 +77,7 @@ class LocalNode:
         """The nodes of a cluster of `size` (default: this one's), with their recorded ports."""
         size = size or self.size
         state = self._state()
-        recorded = state.get("nodes") or [{"http_port": state.get("port", self.cfg.port)}]
+        recorded = state.get("nodes") or ([{"http_port": state["port"]}] if "port" in state else [])
         if len(recorded) != size:
             recorded = []
         log_name = f"{self.cfg.cluster_name}.log"

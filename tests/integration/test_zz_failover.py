@@ -8,7 +8,9 @@ The tests run in order on one cluster, each leaving it as the next one needs it:
 3. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex`: the build
    completes with every paper or fails cleanly, the alias never points at an incomplete index, and the build
    lock is released (or expires);
-4. stop and reset leave no Elasticsearch process of the cluster behind.
+4. status names every node and the elected master, logs --node K shows node K's log, heap and certificate
+   files are as promised;
+5. stop and reset leave no Elasticsearch process of the cluster behind.
 
 Named to run after the other integration tests (test_zz_…).
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import os
 import signal
+import stat
 import subprocess
 import sys
 import threading
@@ -36,6 +39,7 @@ from papersearch import credentials
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.node import LocalNode
 from papersearch.localnode.process import MARKER_PROPERTY, NodeProcess
+from papersearch.paths import local_dir
 
 pytestmark = pytest.mark.failover
 
@@ -269,6 +273,10 @@ def test_reindex_with_a_node_down_then_it_rejoins(failover: Failover) -> None:
     failover.down.remove(down)
     failover.wait_health("green", 3)
     copies = failover.copies(live)
+    status = admin_cli(failover.env(), "status")
+    assert status.returncode == 0, status.stderr
+    assert "green (3 nodes, 3 data, 0 unassigned shards)" in status.stdout, status.stdout
+    assert "shard 0 primary  STARTED" in status.stdout and "shard 0 replica  STARTED" in status.stdout
     print(f"\nreindex with node {down} down: cluster was {health['status']}; now green, copies {copies}")
     assert sorted(r["prirep"] for r in copies.values()) == ["p", "r"]
     assert all(r["state"] == "STARTED" and int(r["docs"]) == papers for r in copies.values()), copies
@@ -327,6 +335,27 @@ def _assert_lock_released_or_expires(failover: Failover) -> None:
     assert again["_source"]["heartbeat"] == held["_source"]["heartbeat"], "a dead build's lock is still beating"
     taken = admin_cli(failover.env(PAPERSEARCH_LOCK_TTL="2"), "reindex", "--no-progress", str(SAMPLE))
     assert taken.returncode == 0, taken.stdout + taken.stderr
+
+
+def test_status_logs_and_secrets_of_the_cluster(failover: Failover) -> None:
+    status = node_cli("status")
+    assert status.returncode == 0, status.stderr
+    assert f"elected master: {failover.master()}" in status.stdout
+    for proc in failover.node.processes():
+        assert f"node {proc.number}  {proc.name}" in status.stdout
+    logs = node_cli("logs", "--node", "2", "-n", "200")
+    assert logs.returncode == 0 and "[papersearch-failover-2]" in logs.stdout
+    heap = failover.node.cfg.heap_for(3)
+    for proc in failover.node.processes():
+        if proc.pid():
+            assert f"-Xmx{heap}".encode() in Path(f"/proc/{proc.pid()}/cmdline").read_bytes().split(b"\0")
+        node_cert = proc.conf / "certs" / "elastic-certificates.p12"
+        assert stat.S_IMODE(node_cert.stat().st_mode) == 0o600
+    certs = sorted((local_dir() / "certs").glob("*.p12"))
+    assert [c.name for c in certs] == ["ca.p12", "node.p12"]
+    for path in certs:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o600
+        assert subprocess.run(["git", "check-ignore", "-q", str(path)], cwd=ROOT).returncode == 0, path
 
 
 def test_stop_and_reset_leave_no_process(failover: Failover) -> None:
