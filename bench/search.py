@@ -7,7 +7,7 @@
             file) — the whole stack: Flask, parameter parsing, query building, ES round trip, hit and
             facet shaping, JSON.
 (b) direct  POST /<alias>/_search with the exact body our service builds for the same parameters
-            (webapp.controllers.params.parse_search_args → query_parser.parse_query →
+            (webapp.controllers.params.RequestArgs → query_parser.parse_query →
             query_builders.search_body, imported, not re-implemented), as the same read-only web user,
             pre-serialised.
 Each level of concurrency runs both targets twice in alternating order (a b, b a); every client is a
@@ -71,14 +71,14 @@ def search_body(params: dict[str, Any], fuzzy: bool = True) -> dict:
     from werkzeug.datastructures import MultiDict
 
     from papersearch.index_definition import search_config
-    from webapp.controllers.params import parse_search_args
+    from webapp.controllers.params import RequestArgs
     from webapp.services import query_builders as qb
     from webapp.services.query_parser import parse_query
 
     config = search_config()
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
-    parsed_params = parse_search_args(args, config)
-    parsed = parse_query(parsed_params.q, config["max_query_length"])
+    parsed_params = RequestArgs(config).search(args)
+    parsed = parse_query(parsed_params.q)
     return qb.search_body(parsed, parsed_params, config, fuzzy=fuzzy)
 
 
@@ -87,6 +87,7 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     as typed, then the typo-tolerant form when they find fewer than FUZZY_BELOW papers (plugin-profile
     indices; the bench corpus is indexed with the plugin)."""
     from papersearch.index_definition import search_config
+    from webapp.controllers.params import collapse
     from webapp.services import query_builders as qb
     from webapp.services.query_parser import parse_query
     from webapp.services.search import FUZZY_BELOW
@@ -94,7 +95,7 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     exact = search_body(params, fuzzy=False)
     r = session(WEB_USER).post(f"{es_url()}/{alias}/_search", data=json.dumps(exact).encode(), timeout=30)
     r.raise_for_status()
-    parsed = parse_query(params.get("q", ""), search_config()["max_query_length"])
+    parsed = parse_query(collapse(params.get("q", "")))
     if r.json()["hits"]["total"]["value"] < FUZZY_BELOW and qb.has_typo_fallback(parsed, search_config()):
         return [exact, search_body(params, fuzzy=True)]
     return [exact]

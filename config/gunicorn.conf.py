@@ -2,8 +2,8 @@
 
     gunicorn -c config/gunicorn.conf.py          # serves webapp.wsgi:app on PAPERSEARCH_BIND
 
-Each worker process imports the app itself (no preload), so each has its own Elasticsearch client and
-its own rate-limit window (the limit is per worker, see webapp/security.py).
+Each worker process imports the app itself (no preload), so each has its own Elasticsearch client and,
+with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit counts (webapp/security.py).
 """
 
 import multiprocessing

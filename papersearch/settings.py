@@ -46,9 +46,11 @@ class Settings(BaseSettings):
     shards: int = Field(default=1, ge=1, validation_alias="PAPERSEARCH_SHARDS")
     # None: min(1, data nodes - 1) when a version is built (indexer/operations.py).
     replicas: int | None = Field(default=None, ge=0, validation_alias="PAPERSEARCH_REPLICAS")
-    # Webapp: requests per client IP and gunicorn worker ("off" disables), and how many reverse proxies
-    # in front may be trusted for X-Forwarded-For.
+    # Webapp: requests per client IP ("off" disables), counted in the storage (memory:// = per gunicorn
+    # worker, redis://host:6379 = shared), and how many reverse proxies in front may be trusted for
+    # X-Forwarded-For.
     rate_limit: str = Field(default="120/minute", validation_alias="PAPERSEARCH_RATE_LIMIT")
+    rate_limit_storage: str = Field(default="memory://", validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE")
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
 
     def urls(self) -> list[str]:

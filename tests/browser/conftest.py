@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,8 +25,16 @@ def live_server(cluster, sample_alias) -> Iterator[str]:
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    with app.test_client() as client:
+        # The first searches on a fresh alias warm the node's caches and can exceed the webapp's 2 s
+        # timeout on a loaded machine; the browser tests start once a search answers.
+        deadline = time.monotonic() + 60
+        while client.get("/api/search?q=warm").status_code != 200:
+            assert time.monotonic() < deadline, "the app never answered a search"
+            time.sleep(0.5)
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield url
     finally:
         server.shutdown()
         thread.join(5)

@@ -16,7 +16,7 @@ CLIENTS, REQUESTS_EACH = 8, 25
 PATHS = [
     "/", "/?q=language+models", "/?q=大语言模型&lang=zh", "/?area=Deep+Learning&size=25",
     "/?q=learning&sort=year&page=2", "/api/search?q=diffusion", "/api/search?area=Theory&sort=title",
-    "/api/suggest?q=Hao", "/suggest?q=lan", "/healthz", "/readyz", "/api/openapi.json",
+    "/api/suggest?q=Hao", "/api/suggest?q=lan", "/healthz", "/readyz", "/api/openapi.json",
 ]
 
 

@@ -251,13 +251,6 @@ def test_pagination_and_too_deep(service):
     assert deep.facets  # facets still there, for narrowing down
 
 
-def test_query_too_long():
-    with pytest.raises(ValueError):
-        SearchParams(q="x" * 501)
-    with pytest.raises(ValueError):
-        SearchParams(size=11)
-
-
 def test_too_many_words(service):
     with pytest.raises(BadQuery):
         search(service, q=" ".join(f"w{i}" for i in range(40)))

@@ -7,11 +7,9 @@ Elasticsearch failures surface as SearchUnavailable (cluster, timeouts, missing 
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from elasticsearch import (
     ApiError,
@@ -23,28 +21,18 @@ from elasticsearch import (
     TransportError,
 )
 
-from papersearch.index_definition import search_config
-from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
-from webapp.domain import (
-    BadQuery,
-    Facet,
-    FacetValue,
-    Hit,
-    SearchParams,
-    SearchResult,
-    SearchUnavailable,
-    Suggestion,
-)
+from papersearch import index_definition
+from papersearch.taxonomy import Taxonomy
+from webapp.domain import BadQuery, Hit, SearchParams, SearchResult, SearchUnavailable, Suggestion
 from webapp.services import query_builders as qb
+from webapp.services import request_parts as rp
+from webapp.services.facets import facets
 from webapp.services.hits import to_hit
 from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
-# The typo fallback (fuzzy matching) costs several times the exact query, so it runs only when the
-# words as typed find fewer papers than this — or always on a core-profile index, where it is also
-# the only way "model" finds "models" (no stemming there).
-FUZZY_BELOW = 3
+FUZZY_BELOW = 3  # see DECISIONS.md "Typo fallback only below 3 hits (always on core)"
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
 @contextmanager
@@ -75,14 +63,17 @@ class SearchService:
                  taxonomy: Taxonomy | None = None) -> None:
         self.client = client
         self.alias = alias
-        self.config = config or search_config()
+        self.config = config or index_definition.search_config()
+        # Completions are indexed from the first max_input_length characters: a longer prefix cannot match more.
+        completion = index_definition.load()["mappings"]["properties"][self.config["suggest_field"]]
+        self.prefix_limit: int = completion.get("max_input_length", 50)
         self.taxonomy = taxonomy or Taxonomy.load()
         self._profile: tuple[float, str | None] = (0.0, None)
 
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
-        parsed = parse_query(params.q, self.config["max_query_length"])
+        parsed = parse_query(params.q)
         always = self._profile_of_live_index() == "core"
         response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always))
         total = response["hits"]["total"]["value"]
@@ -90,17 +81,16 @@ class SearchService:
             tolerant = self._search(qb.search_body(parsed, params, self.config, fuzzy=True))
             if tolerant["hits"]["total"]["value"] > total:
                 response, total = tolerant, tolerant["hits"]["total"]["value"]
-        too_deep = qb.is_too_deep(params, self.config)
-        reachable = min(total, self.config["max_result_window"])
-        did_you_mean = self._did_you_mean(parsed, params, response)
+        window = self.config["max_result_window"]
+        too_deep = params.is_too_deep(window)
         return SearchResult(
             params=params,
             total=total,
             took_ms=response.get("took", 0),
             hits=[] if too_deep else [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]],
-            facets=self._facets(response.get("aggregations", {}), params),
-            did_you_mean=did_you_mean,
-            page_count=math.ceil(reachable / params.size),
+            facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
+            did_you_mean=self._did_you_mean(parsed, params, response),
+            page_count=params.page_count(total, window),
             too_deep=too_deep,
         )
 
@@ -122,7 +112,7 @@ class SearchService:
 
     def _did_you_mean(self, parsed: ParsedQuery, params: SearchParams, response: dict) -> str | None:
         """The query with unknown words corrected, only if that query finds something."""
-        corrections = _corrections(qb.spelling_words(parsed.terms), response)
+        corrections = _corrections(rp.spelling_words(parsed.terms), response)
         if not corrections:
             return None
         corrected = parsed.replace_terms(corrections)
@@ -132,55 +122,6 @@ class SearchService:
         except (SearchUnavailable, BadQuery):
             return None  # a suggestion is optional; the results page must not fail because of it
         return corrected.to_string() if count["count"] else None
-
-    def _facets(self, aggs: dict[str, Any], params: SearchParams) -> list[Facet]:
-        facets = []
-        for facet in self.config["facets"]:
-            buckets = aggs.get(facet["name"], {}).get("values", {}).get("buckets", [])
-            if facet["type"] == "hierarchy":
-                facets.append(self._topic_facet(facet, buckets, params))
-            else:
-                facets.append(_terms_facet(facet, buckets, [str(y) for y in params.years]))
-        return facets
-
-    def _topic_facet(self, facet: dict, buckets: list[dict], params: SearchParams) -> Facet:
-        values: list[FacetValue] = []
-        for bucket in buckets:
-            area = str(bucket["key"])
-            children = [
-                self._subarea_value(str(b["key"]), b["doc_count"], params)
-                for b in bucket.get("children", {}).get("buckets", [])
-                if PATH_SEPARATOR in str(b["key"])  # "Area" alone = no subarea
-            ]
-            values.append(self._area_value(area, bucket["doc_count"], params, children))
-        # A selected value with no hits under the other filters stays visible, so it can be unselected.
-        shown = {v.value for v in values}
-        for area in params.areas:
-            if area not in shown:
-                values.append(self._area_value(area, 0, params, []))
-                shown.add(area)
-        for path in params.subareas:
-            area = path.split(PATH_SEPARATOR, 1)[0]
-            parent = next((v for v in values if v.value == area), None)
-            if parent is None:
-                parent = self._area_value(area, 0, params, [])
-                values.append(parent)
-            if all(c.value != path for c in parent.children):
-                parent.children.append(self._subarea_value(path, 0, params))
-        return Facet(name=facet["name"], param=facet["levels"][0]["param"], values=values)
-
-    def _area_value(self, area: str, count: int, params: SearchParams, children: list[FacetValue]) -> FacetValue:
-        known = self.taxonomy.canonical(area)
-        label_zh = self.taxonomy.areas[known.area] if known else area
-        return FacetValue(value=area, label=area, label_zh=label_zh, count=count,
-                          selected=area in params.areas, children=children)
-
-    def _subarea_value(self, path: str, count: int, params: SearchParams) -> FacetValue:
-        area, _, subarea = path.partition(PATH_SEPARATOR)
-        known = self.taxonomy.canonical(area, subarea)
-        label_zh = self.taxonomy.subareas[(known.area, known.subarea)] if known and known.subarea else subarea
-        return FacetValue(value=path, label=subarea, label_zh=label_zh, count=count,
-                          selected=path in params.subareas)
 
     # --- single papers -----------------------------------------------------------------------------
 
@@ -201,7 +142,7 @@ class SearchService:
             if index is None:
                 return []
             response = self.client.search(
-                index=self.alias, query=qb.more_like_this(index, paper_id, self.config), size=size,
+                index=self.alias, query=rp.more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config["suggest_field"]],
             ).body
         return [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]]
@@ -217,12 +158,12 @@ class SearchService:
 
     def suggest(self, prefix: str, size: int = 8) -> list[Suggestion]:
         """Title and author completions for a prefix, without repeats."""
-        prefix = " ".join(prefix.split())[:100]
+        prefix = prefix[:self.prefix_limit]
         if not prefix:
             return []
         with es_errors(self.alias):
             response = self.client.search(
-                index=self.alias, suggest=qb.completion_suggest(prefix, size, self.config), size=0,
+                index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
                 source=["authors", "title", "title_zh", "heading"],
             ).body
         out: list[Suggestion] = []
@@ -250,20 +191,9 @@ class SearchService:
             return False
 
 
-def _terms_facet(facet: dict, buckets: list[dict], selected: list[str]) -> Facet:
-    values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
-                         count=b["doc_count"], selected=str(b["key"]) in selected) for b in buckets]
-    values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True)
-               for v in selected if v not in {x.value for x in values}]
-    # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
-    if values and all(v.value.isdigit() for v in values):
-        values.sort(key=lambda v: int(v.value), reverse=True)
-    return Facet(name=facet["name"], param=facet["param"], values=values)
-
-
 def _corrections(words: list[str], response: dict) -> dict[str, str]:
     """word -> correction, for the query words no paper contains (best option over all spelling fields)."""
-    counts = response.get("aggregations", {}).get(qb.KNOWN_WORDS_AGG, {}).get("words", {}).get("buckets", {})
+    counts = response.get("aggregations", {}).get(rp.KNOWN_WORDS_AGG, {}).get("words", {}).get("buckets", {})
     unknown = {w for i, w in enumerate(words) if counts.get(str(i), {}).get("doc_count", 1) == 0}
     best: dict[str, dict] = {}
     for entries in response.get("suggest", {}).values():

@@ -8,15 +8,18 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlencode
 
+from flask import url_for
+
 from papersearch.taxonomy import PATH_SEPARATOR
-from webapp.domain import SearchParams
+from webapp.domain import SearchParams, Suggestion
 
 
 class SearchLinks:
-    def __init__(self, base: str, params: SearchParams, default_size: int, lang: str | None = None) -> None:
+    def __init__(self, base: str, params: SearchParams, config: dict, lang: str | None = None) -> None:
         self.base = base
         self.params = params
-        self.default_size = default_size
+        self.default_sort: str = config["default_sort"]
+        self.default_size = int(config["default_page_size"])
         self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
 
     def _url(self, *, q: str | None = None, areas: Iterable[str] | None = None,
@@ -31,7 +34,7 @@ class SearchLinks:
         pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
         pairs += [("year", y) for y in (p.years if years is None else years)]
         sort = sort or p.sort
-        if sort != "relevance":
+        if sort != self.default_sort:
             pairs.append(("sort", sort))
         size = size or p.size
         if size != self.default_size:
@@ -95,5 +98,10 @@ class SearchLinks:
     def clear_filters(self) -> str:
         return self._url(areas=[], subareas=[], years=[])
 
-    def has_filters(self) -> bool:
-        return bool(self.params.areas or self.params.subareas or self.params.years)
+
+def suggestion_url(suggestion: Suggestion) -> str:
+    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers."""
+    if suggestion.kind == "title" and suggestion.id:
+        return url_for("ui.paper", paper_id=suggestion.id)
+    q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
+    return url_for("ui.search", q=q)
