@@ -318,8 +318,9 @@ def _wait_for_build(failover: Failover, before: str | None, proc: subprocess.Pop
         assert time.monotonic() < deadline, "the reindex never got going"
         names = [v.name for v in versions.versions(failover.admin, ALIAS) if v.name != before and not v.complete]
         if names:
-            stats = failover.admin.indices.stats(index=names[0], metric="indexing")
-            if stats["_all"]["primaries"]["indexing"]["index_total"] >= KILL_AFTER_DOCS:
+            stats = failover.admin.indices.stats(index=names[0], metric="indexing")["_all"]["primaries"]
+            # Empty until the new index's primary has started.
+            if stats.get("indexing", {}).get("index_total", 0) >= KILL_AFTER_DOCS:
                 primary = next(n for n, r in failover.copies(names[0]).items() if r["prirep"] == "p")
                 return names[0], primary
         time.sleep(0.05)
