@@ -1,22 +1,27 @@
 """Known-item queries generated from real papers, reproducibly (a fixed seed per kind).
 
 Each item is {"id", "kind", "q", "expected": [paper id]}: what someone who knows one paper types to find it.
+Every query has one right answer in its corpus: the words, fragment, keywords or name it uses belong to that
+paper only (checked against every other paper), and titles shared by two papers are left out.
 English (papers with `title`, `abstract`, `authors`):
   title             the exact title
-  title_words       three content words of the title, in order, lower-cased
+  title_words       three content words of the title, in order, lower-cased (no other title has all three)
   title_typo        the title with one typing error (transposition, deletion, neighbouring key, doubled
                     letter) at the third letter or later of one word of 5+ letters
   title_typo_start  the same with the error at the first or second letter (typo tolerance that keeps a
                     one-letter prefix cannot repair these)
-  author            the full name of an author who appears on this one paper only
-  abstract_8w       8 consecutive words from the middle half of the abstract (pasted from a PDF, so
+  author            the full name of an author no other paper has (first + last name, case-folded, so
+                    "James Y. Zou" and "James Zou" count as one)
+  abstract_8w       8 consecutive words from the middle half of the abstract, as pasted from a PDF (so
                     windows containing LaTeX markup are avoided)
 Chinese (papers with `title_zh`, `abstract_zh`, `keywords`):
-  zh_title, zh_title_part (a contiguous 40–70% of the title, cut anywhere), zh_rare_keyword (a keyword no
-  other paper has), zh_two_keywords (two of its keywords no other paper has together), zh_abstract_12c
-  (12 consecutive characters from the middle half of the abstract, not starting or ending on punctuation).
-Papers whose title occurs twice in a corpus are left out of the title kinds (the expected paper would be
-ambiguous).
+  zh_title          the exact title
+  zh_title_part     a contiguous 40–70% of the title (5+ characters), cut anywhere, also inside a Latin word
+  zh_rare_keyword   one of its keywords that no other paper mentions anywhere
+  zh_two_keywords   two of its keywords that no other paper mentions together
+  zh_abstract_12c   12 consecutive characters from the middle half of the abstract, not starting or ending on
+                    punctuation
+No-title index (the English corpus loaded without titles): notitle_title, the exact title typed.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import random
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 Paper = dict[str, Any]
@@ -41,22 +46,22 @@ WORD = re.compile(r"\b[A-Za-z]{5,}\b")
 QWERTY = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
 EN_KINDS = ("title", "title_words", "title_typo", "title_typo_start", "author", "abstract_8w")
 ZH_KINDS = ("zh_title", "zh_title_part", "zh_rare_keyword", "zh_two_keywords", "zh_abstract_12c")
-NOTITLE_KINDS = ("title", "title_words")
+NOTITLE_KINDS = ("title",)
 
 
 def _rng(seed: int, kind: str) -> random.Random:
     return random.Random(f"{seed}:{kind}")  # str seeds hash with SHA-512: stable across runs and versions
 
 
-# --- one query from one paper (None when the paper cannot give one) -----------------------------------------
+# --- candidate queries from one paper, in a seeded random order ------------------------------------------------
 
 
-def title_words(title: str, rng: random.Random, n: int = 3) -> str | None:
-    words = [w for w in re.findall(r"[\w'-]+", title.lower()) if len(w) >= 3 and w not in STOPWORDS]
+def title_word_choices(title: str, rng: random.Random, n: int = 3, tries: int = 10) -> Iterator[str]:
+    words = [w for w in words_of(title) if len(w) >= 3 and w not in STOPWORDS]
     if len(words) < n:
-        return None
-    keep = sorted(rng.sample(range(len(words)), n))
-    return " ".join(words[i] for i in keep)
+        return
+    for _ in range(tries):
+        yield " ".join(words[i] for i in sorted(rng.sample(range(len(words)), n)))
 
 
 def _neighbour(ch: str, rng: random.Random) -> str:
@@ -64,8 +69,7 @@ def _neighbour(ch: str, rng: random.Random) -> str:
     for row in QWERTY:
         if low in row:
             i = row.index(low)
-            near = [row[j] for j in (i - 1, i + 1) if 0 <= j < len(row)]
-            out = rng.choice(near)
+            out = rng.choice([row[j] for j in (i - 1, i + 1) if 0 <= j < len(row)])
             return out.upper() if ch.isupper() else out
     return ch
 
@@ -96,76 +100,107 @@ def title_typo(title: str, rng: random.Random, near_start: bool) -> str | None:
     return title[:match.start()] + misspell(word, pos, rng) + title[match.end():]
 
 
-def abstract_words(abstract: str, rng: random.Random, n: int = 8) -> str | None:
+def abstract_windows(abstract: str, rng: random.Random, n: int = 8) -> Iterator[str]:
+    """n consecutive words from the middle half, without LaTeX markup."""
     tokens = abstract.split()
     if len(tokens) < 4 * n:
-        return None
+        return
     starts = list(range(len(tokens) // 4, 3 * len(tokens) // 4 - n + 1))
     rng.shuffle(starts)
     for start in starts:
         window = tokens[start:start + n]
         if not any(LATEX.search(t) for t in window):
-            return " ".join(window)
-    return None
+            yield " ".join(window)
 
 
 def _is_text(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LN"
 
 
-def zh_part(text: str, rng: random.Random) -> str | None:
+def zh_parts(text: str, rng: random.Random, tries: int = 10) -> Iterator[str]:
+    """Contiguous 40–70% of a title (at least 5 characters), cut anywhere."""
     if len(text) < 10:
-        return None
-    length = max(5, round(len(text) * rng.uniform(0.4, 0.7)))
-    start = rng.randrange(0, len(text) - length + 1)
-    return text[start:start + length].strip() or None
+        return
+    for _ in range(tries):
+        length = max(5, round(len(text) * rng.uniform(0.4, 0.7)))
+        start = rng.randrange(0, len(text) - length + 1)
+        part = text[start:start + length].strip()
+        if len(part) >= 5:
+            yield part
 
 
-def zh_fragment(abstract: str, rng: random.Random, n: int = 12) -> str | None:
+def zh_windows(abstract: str, rng: random.Random, n: int = 12) -> Iterator[str]:
+    """n consecutive characters from the middle half, not starting or ending on punctuation or space."""
     if len(abstract) < 4 * n:
-        return None
+        return
     starts = list(range(len(abstract) // 4, 3 * len(abstract) // 4 - n + 1))
     rng.shuffle(starts)
     for start in starts:
         window = abstract[start:start + n]
         if _is_text(window[0]) and _is_text(window[-1]) and not any(c.isspace() for c in window):
-            return window
-    return None
+            yield window
 
 
-# --- corpus-wide facts ---------------------------------------------------------------------------------
+# --- what is unique in a corpus (so that a known-item query has one right answer) ----------------------------------
 
 
 def _norm(text: str) -> str:
     return " ".join(text.casefold().split())
 
 
-def unique_titles(papers: Iterable[Paper], field: str) -> set[str]:
-    """Normalised titles that exactly one paper has."""
-    counts = Counter(_norm(p.get(field) or "") for p in papers)
-    return {t for t, c in counts.items() if c == 1 and t}
+def words_of(text: str) -> list[str]:
+    return re.findall(r"[\w'-]+", text.casefold())
 
 
-def author_counts(papers: Iterable[Paper]) -> Counter:
-    return Counter(_norm(a) for p in papers for a in set(p.get("authors") or []))
+def author_key(name: str) -> tuple[str, str]:
+    """First and last name, case-folded: "James Y. Zou" and "James Zou" are the same person here."""
+    parts = name.casefold().replace(".", " ").split()
+    return (parts[0], parts[-1]) if parts else ("", "")
 
 
-def keyword_sets(papers: Iterable[Paper]) -> list[frozenset[str]]:
-    return [frozenset(k.strip() for k in p.get("keywords") or [] if k.strip()) for p in papers]
+class Corpus:
+    def __init__(self, papers: list[Paper], title_field: str) -> None:
+        self.papers = papers
+        self.titles = [_norm(p.get(title_field) or "") for p in papers]
+        self.title_counts = Counter(self.titles)
+        self.title_words = [set(words_of(t)) for t in self.titles]
+        self.texts = [_norm(" ".join([p.get("title") or "", p.get("title_zh") or "", p.get("abstract") or "",
+                                      p.get("abstract_zh") or "", " ".join(p.get("keywords") or [])]))
+                      for p in papers]
+        self.authors = Counter(k for p in papers for k in {author_key(a) for a in p.get("authors") or []})
+
+    def unique_title(self, i: int) -> bool:
+        return bool(self.titles[i]) and self.title_counts[self.titles[i]] == 1
+
+    def only_title_with(self, i: int, words: str) -> bool:
+        wanted = set(words.split())
+        return wanted <= self.title_words[i] and sum(1 for ws in self.title_words if wanted <= ws) == 1
+
+    def only_text_with(self, i: int, *pieces: str) -> bool:
+        """Every piece occurs in paper i's text (title, abstract, keywords) and no other paper has them all."""
+        normed = [_norm(piece) for piece in pieces]
+        return all(n in self.texts[i] for n in normed) and not any(
+            all(n in text for n in normed) for j, text in enumerate(self.texts) if j != i)
+
+
+def _first(candidates: Iterable[str], ok: Callable[[str], bool]) -> str | None:
+    return next((c for c in candidates if ok(c)), None)
 
 
 # --- the sets ------------------------------------------------------------------------------------------
 
 
-def _sample(papers: list[Paper], kind: str, n: int, seed: int,
-            make: Callable[[Paper, random.Random], str | None]) -> list[Item]:
+Maker = Callable[[int, random.Random], str | None]
+
+
+def _sample(papers: list[Paper], kind: str, n: int, seed: int, make: Maker) -> list[Item]:
     """Up to n items of one kind: papers in a seeded random order, the first n that yield a query."""
     rng = _rng(seed, kind)
     order = list(range(len(papers)))
     rng.shuffle(order)
     items: list[Item] = []
     for i in order:
-        q = make(papers[i], rng)
+        q = make(i, rng)
         if q and q.strip():
             items.append({"id": f"{kind}-{len(items) + 1}", "kind": kind, "q": q.strip(),
                           "expected": [papers[i]["id"]]})
@@ -176,56 +211,54 @@ def _sample(papers: list[Paper], kind: str, n: int, seed: int,
 
 def english_items(papers: list[Paper], n: int, seed: int, kinds: Iterable[str] = EN_KINDS,
                   prefix: str = "") -> list[Item]:
-    titled = unique_titles(papers, "title")
-    authors = author_counts(papers)
+    c = Corpus(papers, "title")
 
-    def has_title(p: Paper) -> bool:
-        return _norm(p.get("title") or "") in titled
+    def titled(make: Callable[[str, random.Random], str | None]) -> Maker:
+        return lambda i, rng: make(papers[i]["title"], rng) if c.unique_title(i) else None
 
-    def single_author(p: Paper, rng: random.Random) -> str | None:
-        names = sorted(a for a in set(p.get("authors") or []) if authors[_norm(a)] == 1 and len(a) > 3)
+    def author(i: int, rng: random.Random) -> str | None:
+        names = sorted(a for a in set(papers[i].get("authors") or []) if c.authors[author_key(a)] == 1 and len(a) > 3)
         return rng.choice(names) if names else None
 
-    makers: dict[str, Callable[[Paper, random.Random], str | None]] = {
-        "title": lambda p, rng: p["title"] if has_title(p) else None,
-        "title_words": lambda p, rng: title_words(p["title"], rng) if has_title(p) else None,
-        "title_typo": lambda p, rng: title_typo(p["title"], rng, near_start=False) if has_title(p) else None,
-        "title_typo_start": lambda p, rng: title_typo(p["title"], rng, near_start=True) if has_title(p) else None,
-        "author": single_author,
-        "abstract_8w": lambda p, rng: abstract_words(p.get("abstract") or "", rng),
+    makers: dict[str, Maker] = {
+        "title": titled(lambda t, rng: t),
+        "title_words": lambda i, rng: _first(title_word_choices(papers[i]["title"], rng),
+                                             lambda q: c.only_title_with(i, q)) if c.unique_title(i) else None,
+        "title_typo": titled(lambda t, rng: title_typo(t, rng, near_start=False)),
+        "title_typo_start": titled(lambda t, rng: title_typo(t, rng, near_start=True)),
+        "author": author,
+        "abstract_8w": lambda i, rng: _first(abstract_windows(papers[i].get("abstract") or "", rng),
+                                             lambda q: c.only_text_with(i, q)),
     }
     return [item for kind in kinds for item in _sample(papers, prefix + kind, n, seed, makers[kind])]
 
 
 def chinese_items(papers: list[Paper], n: int, seed: int) -> list[Item]:
-    titled = unique_titles(papers, "title_zh")
-    sets = keyword_sets(papers)
-    keyword_df = Counter(k for s in sets for k in s)
-    by_id = {p["id"]: s for p, s in zip(papers, sets, strict=True)}
+    c = Corpus(papers, "title_zh")
+    keywords = [sorted({k.strip() for k in p.get("keywords") or [] if len(k.strip()) >= 2}) for p in papers]
 
-    def title(p: Paper) -> str | None:
-        t = (p.get("title_zh") or "").strip()
-        return t if _norm(t) in titled else None
-
-    def rare_keyword(p: Paper, rng: random.Random) -> str | None:
-        rare = sorted(k for k in by_id[p["id"]] if keyword_df[k] == 1 and len(k) >= 2)
+    def rare_keyword(i: int, rng: random.Random) -> str | None:
+        rare = [k for k in keywords[i] if c.only_text_with(i, k)]
         return rng.choice(rare) if rare else None
 
-    def two_keywords(p: Paper, rng: random.Random) -> str | None:
-        own = sorted(by_id[p["id"]])
-        pairs = [(a, b) for i, a in enumerate(own) for b in own[i + 1:]
-                 if sum(1 for s in sets if a in s and b in s) == 1]
+    def two_keywords(i: int, rng: random.Random) -> str | None:
+        own = keywords[i]
+        pairs = [(a, b) for j, a in enumerate(own) for b in own[j + 1:] if c.only_text_with(i, a, b)]
         if not pairs:
             return None
         a, b = rng.choice(pairs)
         return f"{a} {b}" if rng.random() < 0.5 else f"{b} {a}"
 
-    makers: dict[str, Callable[[Paper, random.Random], str | None]] = {
-        "zh_title": lambda p, rng: title(p),
-        "zh_title_part": lambda p, rng: zh_part(title(p) or "", rng),
+    def title(i: int) -> str:
+        return (papers[i].get("title_zh") or "").strip() if c.unique_title(i) else ""
+
+    makers: dict[str, Maker] = {
+        "zh_title": lambda i, rng: title(i),
+        "zh_title_part": lambda i, rng: _first(zh_parts(title(i), rng), lambda q: c.only_text_with(i, q)),
         "zh_rare_keyword": rare_keyword,
         "zh_two_keywords": two_keywords,
-        "zh_abstract_12c": lambda p, rng: zh_fragment(p.get("abstract_zh") or "", rng),
+        "zh_abstract_12c": lambda i, rng: _first(zh_windows(papers[i].get("abstract_zh") or "", rng),
+                                                 lambda q: c.only_text_with(i, q)),
     }
     return [item for kind in ZH_KINDS for item in _sample(papers, kind, n, seed, makers[kind])]
 

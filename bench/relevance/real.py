@@ -118,7 +118,10 @@ def run(args: argparse.Namespace) -> int:
         items += ki.english_items(en, args.per_kind, args.seed) + ki.chinese_items(zh, args.per_kind, args.seed)
     notitle = ki.notitle_items(en, args.per_kind, args.seed) if en and "notitle" not in skip else []
 
-    profile = args.profile
+    from papersearch.es import make_client
+    from papersearch.index_definition import choose_profile
+
+    profile = args.profile = choose_profile(make_client("indexer"), args.profile)
     mixed = args.alias or f"{ALIAS_PREFIX}mixed_{profile}"
     xl: dict[str, list[ConceptResult]] = {}
     known: dict[str, list[QueryResult]] = {}
@@ -139,7 +142,6 @@ def run(args: argparse.Namespace) -> int:
                     timed(f"no-title known items, {name}", lambda r=r: run_queries(r, notitle, args.workers)))
 
     from bench.relevance.evaluate import alias_profile
-    from papersearch.es import make_client
 
     used = alias_profile(make_client("web"), mixed if (queries or items) else notitle_alias)
     header = (f"real corpora: {len(en)} English ({en_path}), {len(zh)} Chinese ({zh_path}); "
