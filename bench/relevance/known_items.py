@@ -168,6 +168,7 @@ class Corpus:
                                       p.get("abstract_zh") or "", " ".join(p.get("keywords") or [])]))
                       for p in papers]
         self.authors = Counter(k for p in papers for k in {author_key(a) for a in p.get("authors") or []})
+        self._holders: dict[str, frozenset[int]] = {}
 
     def unique_title(self, i: int) -> bool:
         return bool(self.titles[i]) and self.title_counts[self.titles[i]] == 1
@@ -176,11 +177,16 @@ class Corpus:
         wanted = set(words.split())
         return wanted <= self.title_words[i] and sum(1 for ws in self.title_words if wanted <= ws) == 1
 
+    def holders(self, piece: str) -> frozenset[int]:
+        """The papers whose text (title, abstract, keywords) contains piece."""
+        piece = _norm(piece)
+        if piece not in self._holders:
+            self._holders[piece] = frozenset(j for j, text in enumerate(self.texts) if piece in text)
+        return self._holders[piece]
+
     def only_text_with(self, i: int, *pieces: str) -> bool:
-        """Every piece occurs in paper i's text (title, abstract, keywords) and no other paper has them all."""
-        normed = [_norm(piece) for piece in pieces]
-        return all(n in self.texts[i] for n in normed) and not any(
-            all(n in text for n in normed) for j, text in enumerate(self.texts) if j != i)
+        """Paper i is the one paper whose text contains every piece."""
+        return frozenset.intersection(*(self.holders(p) for p in pieces)) == {i}
 
 
 def _first(candidates: Iterable[str], ok: Callable[[str], bool]) -> str | None:
