@@ -30,10 +30,11 @@ import random
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 Paper = dict[str, Any]
+T = TypeVar("T")
 Item = dict[str, Any]
 
 STOPWORDS = frozenset([
@@ -100,15 +101,19 @@ def title_typo(title: str, rng: random.Random, near_start: bool) -> str | None:
     return title[:match.start()] + misspell(word, pos, rng) + title[match.end():]
 
 
-def abstract_windows(abstract: str, rng: random.Random, n: int = 8) -> Iterator[str]:
-    """n consecutive words from the middle half, without LaTeX markup."""
-    tokens = abstract.split()
-    if len(tokens) < 4 * n:
+def middle_windows(seq: Sequence[T], n: int, rng: random.Random) -> Iterator[Sequence[T]]:
+    """Every run of n items starting in the middle half of seq, in random order (none if seq is short)."""
+    if len(seq) < 4 * n:
         return
-    starts = list(range(len(tokens) // 4, 3 * len(tokens) // 4 - n + 1))
+    starts = list(range(len(seq) // 4, 3 * len(seq) // 4 - n + 1))
     rng.shuffle(starts)
     for start in starts:
-        window = tokens[start:start + n]
+        yield seq[start:start + n]
+
+
+def abstract_windows(abstract: str, rng: random.Random, n: int = 8) -> Iterator[str]:
+    """n consecutive words from the middle half, without LaTeX markup."""
+    for window in middle_windows(abstract.split(), n, rng):
         if not any(LATEX.search(t) for t in window):
             yield " ".join(window)
 
@@ -131,12 +136,7 @@ def zh_parts(text: str, rng: random.Random, tries: int = 10) -> Iterator[str]:
 
 def zh_windows(abstract: str, rng: random.Random, n: int = 12) -> Iterator[str]:
     """n consecutive characters from the middle half, not starting or ending on punctuation or space."""
-    if len(abstract) < 4 * n:
-        return
-    starts = list(range(len(abstract) // 4, 3 * len(abstract) // 4 - n + 1))
-    rng.shuffle(starts)
-    for start in starts:
-        window = abstract[start:start + n]
+    for window in middle_windows(abstract, n, rng):
         if _is_text(window[0]) and _is_text(window[-1]) and not any(c.isspace() for c in window):
             yield window
 
