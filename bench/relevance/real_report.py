@@ -95,6 +95,22 @@ def _dump(path: Path, head: dict[str, Any], sections: dict[str, list[dict[str, A
     path.write_text(text + "\n}\n", encoding="utf-8")
 
 
+def _outcome(r: QueryResult) -> dict[str, Any]:
+    """Rank and total; what came back only when the paper was not first (keeps the file small)."""
+    out: dict[str, Any] = {"rank": r.first_rank, "total": r.total}
+    if r.first_rank != 1:
+        out["top"] = r.top
+    return out
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 4)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    return value
+
+
 def write_json(path: Path, meta: dict[str, Any], queries: list[ConceptQuery],
                xl: dict[str, list[ConceptResult]], known: dict[str, list[QueryResult]]) -> None:
     by_id = {q.id: q for q in queries}
@@ -109,9 +125,8 @@ def write_json(path: Path, meta: dict[str, Any], queries: list[ConceptQuery],
     known_rows = []
     for i, first in enumerate(next(iter(known.values()), [])):
         known_rows.append({"id": first.id, "kind": first.kind, "q": first.q, "expected": first.expected,
-                           "systems": {n: {"rank": rs[i].first_rank, "total": rs[i].total, "top": rs[i].top}
-                                       for n, rs in known.items()}})
-    head = {**meta, "summary": {"crosslingual": xl_summary(xl) if xl else None,
-                                "known_items": known_summary(known) if known else None}}
+                           "systems": {n: _outcome(rs[i]) for n, rs in known.items()}})
+    head = {**meta, "summary": _rounded({"crosslingual": xl_summary(xl) if xl else None,
+                                         "known_items": known_summary(known) if known else None})}
     _dump(path, head, {"crosslingual": xl_rows, "known_items": known_rows})
 

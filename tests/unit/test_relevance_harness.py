@@ -248,3 +248,27 @@ def test_read_jsonl_names_the_broken_line(tmp_path):
 def test_the_command_skips_when_the_corpora_are_absent(tmp_path, capsys):
     assert real.main(["--corpora", str(tmp_path)]) == 0
     assert "skipped" in capsys.readouterr().err
+
+
+def test_report_tables_and_json(tmp_path, capsys):
+    from bench.relevance import real_report
+
+    items = ki.english_items(EN, n=2, seed=5, kinds=("title", "author"))
+    known = {"ours": [score(i, [i["expected"][0]], 1) for i in items],
+             "baseline": [score(i, ["e5", i["expected"][0]], 2) if n else score(i, [], 0) for n, i in enumerate(items)]}
+    query = xl.ConceptQuery(id="q", q="对比学习", direction="zh-en", concept="c", judge=[[r"\bcontrastive\b"]])
+    relevant = xl.relevance([query], EN)
+    concept = {"ours": xl.run(lambda q: (["e1"], 1), [query], relevant),
+               "baseline": xl.run(lambda q: ([], 0), [query], relevant)}
+    real_report.print_tables(real_report.xl_summary(concept), real_report.known_summary(known), "header")
+    real_report.print_failures(concept["baseline"], known["baseline"], lambda pid: pid.upper(), per_kind=3)
+    out = capsys.readouterr().out
+    assert "zh-en" in out and "= English, titled index" in out and "NO RESULTS" in out
+    path = tmp_path / "r.json"
+    real_report.write_json(path, {"command": "x"}, [query], concept, known)
+    data = json.loads(path.read_text())
+    assert data["summary"]["crosslingual"]["ours"]["zh-en"] == {"n": 1, "precision": 0.5, "zero": 0}
+    assert data["summary"]["crosslingual"]["baseline"]["zh-en"]["zero"] == 1
+    assert data["summary"]["known_items"]["ours"]["groups"]["English, titled index"]["mrr"] == 1.0
+    first = data["known_items"][0]["systems"]
+    assert first["ours"] == {"rank": 1, "total": 1} and first["baseline"] == {"rank": None, "total": 0, "top": []}
