@@ -15,6 +15,7 @@ min(10, relevant papers in the index), and the number of queries with no result 
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Iterable
@@ -52,9 +53,6 @@ class ConceptQuery(BaseModel):
                     raise ValueError(f"pattern {pattern!r} does not compile: {exc}") from exc
         return groups
 
-    def matcher(self) -> list[list[re.Pattern[str]]]:
-        return [[re.compile(p, re.IGNORECASE) for p in group] for group in self.judge]
-
 
 def load(path: Path = QUERIES) -> list[ConceptQuery]:
     """The set; a bad query stops with file, query number and id, field and reason."""
@@ -86,14 +84,87 @@ def judged_text(paper: dict[str, Any]) -> str:
     return "\n".join(p for p in parts if p)
 
 
+SEPARATOR = "\n\x00\n"  # between papers in the joined text: no word character and no letter to match
+_LEAD = re.compile(r"(?:\(\?-i:)?(?:\\b)?")
+_LITERAL = re.compile(r"[\w '\-]+")
+
+
+def anchor(pattern: str) -> tuple[str, bool] | None:
+    """(text every match of the pattern contains, whether case counts): its leading literal; else None.
+
+    Patterns starting with \b defeat the regex engine's literal search: judging 178 queries over 7,500
+    papers took 3–5 minutes. Looking for the anchor first and running the pattern only on the papers that
+    contain it gives the same sets (tested) in seconds.
+    """
+    depth, escaped, in_class = 0, False, False
+    for ch in pattern:  # an alternative at the top level has no common prefix
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch in "()":
+            depth += 1 if ch == "(" else -1
+        elif ch == "|" and depth == 0:
+            return None
+    lead = _LEAD.match(pattern).group()
+    rest = pattern[len(lead):]
+    literal = _LITERAL.match(rest)
+    if not literal:
+        return None
+    text = literal.group()
+    if rest[literal.end():literal.end() + 1] in ("?", "*", "{"):
+        text = text[:-1]  # the quantifier makes the last character optional
+    case_sensitive = lead.startswith("(?-i:")
+    return (text if case_sensitive else text.lower(), case_sensitive) if text else None
+
+
+class Judge:
+    """Which papers each concept rule matches."""
+
+    def __init__(self, papers: Iterable[dict[str, Any]]) -> None:
+        pairs = [(p["id"], judged_text(p)) for p in papers]
+        self.ids, self.texts = [pid for pid, _ in pairs], [text for _, text in pairs]
+        self.joined = {True: self._join(self.texts), False: self._join([t.lower() for t in self.texts])}
+
+    @staticmethod
+    def _join(texts: list[str]) -> tuple[str, list[int]]:
+        starts, offset = [], 0
+        for text in texts:
+            starts.append(offset)
+            offset += len(text) + len(SEPARATOR)
+        return SEPARATOR.join(texts), starts
+
+    def containing(self, piece: str, case_sensitive: bool = False) -> set[int]:
+        """Papers whose text contains piece: one pass, skipping to the next paper after a hit."""
+        joined, starts = self.joined[case_sensitive]
+        found, pos = set(), 0
+        while (at := joined.find(piece, pos)) >= 0:
+            i = bisect.bisect_right(starts, at) - 1
+            found.add(i)
+            if i + 1 == len(starts):
+                break
+            pos = starts[i + 1]
+        return found
+
+    def group(self, patterns: list[str]) -> set[int]:
+        regex = re.compile("|".join(f"(?:{p})" for p in patterns), re.IGNORECASE)
+        anchors = [anchor(p) for p in patterns]
+        candidates: Iterable[int] = (range(len(self.texts)) if None in anchors
+                                     else set().union(*(self.containing(*a) for a in anchors if a)))
+        return {i for i in candidates if regex.search(self.texts[i])}
+
+    def relevant(self, query: ConceptQuery) -> set[str]:
+        return {self.ids[i] for i in set.intersection(*(self.group(g) for g in query.judge))}
+
+
 def relevance(queries: list[ConceptQuery], papers: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
     """Query id -> ids of the papers about its concept."""
-    texts = [(p["id"], judged_text(p)) for p in papers]
-    out = {}
-    for query in queries:
-        groups = query.matcher()
-        out[query.id] = {pid for pid, text in texts if all(any(r.search(text) for r in g) for g in groups)}
-    return out
+    judge = Judge(papers)
+    return {query.id: judge.relevant(query) for query in queries}
 
 
 def run(runner: Runner, queries: list[ConceptQuery], relevant: dict[str, set[str]],

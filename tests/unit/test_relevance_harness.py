@@ -208,6 +208,34 @@ def test_judge_needs_every_group_and_respects_word_and_case_rules():
     assert xl.relevance([query], papers) == {"t": {"1", "2"}}
 
 
+@pytest.mark.parametrize(("pattern", "expected"), [
+    (r"\bcontrastive\b", ("contrastive", False)),
+    (r"(?-i:\bGANs?\b)", ("GAN", True)),
+    (r"\bmulti-?modal\w*", ("multi", False)),
+    (r"\b3D Shapes\b", ("3d shapes", False)),
+    (r"钢(?!琴)", ("钢", False)),
+    (r"\b(?:neural )?architecture", None),  # starts with a group
+    (r"graph|tree", None),  # alternatives at the top level share no prefix
+    (r"\b[1248]-bit", None),
+])
+def test_anchor_is_a_piece_every_match_contains(pattern, expected):
+    assert xl.anchor(pattern) == expected
+
+
+def test_judging_through_anchors_equals_judging_every_paper():
+    papers = [*EN, *ZH, {"id": "x1", "abstract": "Multimodal GAN and a gan; graph or tree; 4-bit, 钢琴 and 钢材"},
+              {"id": "x2", "title": "MULTI-MODAL Shapes", "abstract": "neural architecture search, 3D shapes"}]
+    groups = [[r"\bmulti-?modal\w*"], [r"(?-i:\bGANs?\b)", r"\bcontrastive\b"], [r"graph|tree"], [r"\b[1248]-bit"],
+              [r"钢(?!琴)"], [r"\b(?:neural )?architecture search", r"\b3D Shapes\b"], [r"隧道", r"\bgraph\b"]]
+    queries = [xl.ConceptQuery(id=f"q{n}", q="x", direction="zh-en", concept="c", judge=[g])
+               for n, g in enumerate(groups)]
+    queries.append(xl.ConceptQuery(id="both", q="x", direction="zh-en", concept="c", judge=groups[:2]))
+    brute = {q.id: {p["id"] for p in papers if all(any(re.search(pat, xl.judged_text(p), re.IGNORECASE) for pat in g)
+                                                   for g in q.judge)} for q in queries}
+    assert xl.relevance(queries, papers) == brute
+    assert brute["q1"] == {"e1", "e6", "x1"} and brute["q4"] == {"x1"} and brute["both"] == {"x1"}
+
+
 def test_run_leaves_out_queries_without_relevant_papers():
     queries = [xl.ConceptQuery(id="a", q="对比学习", direction="zh-en", concept="c", judge=[[r"\bcontrastive\b"]]),
                xl.ConceptQuery(id="b", q="量子计算", direction="zh-en", concept="q", judge=[[r"\bquantum\b"]])]
