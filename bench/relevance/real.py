@@ -147,11 +147,11 @@ def run(args: argparse.Namespace) -> int:
     header = (f"real corpora: {len(en)} English ({en_path}), {len(zh)} Chinese ({zh_path}); "
               f"mixed index {mixed}, no-title index {notitle_alias}; analysis profile {used}; "
               f"seed {args.seed}, {args.per_kind} queries per kind")
-    print_tables(xl_summary(xl) if queries else None, known_summary(known) if known else None, header)
+    print_tables(xl_summary(xl) if queries else None, known_summary(known) if any(known.values()) else None, header)
     print_failures(xl.get("ours", []), known.get("ours", []),
                    lambda pid: heading(papers[pid]) if pid in papers else pid, args.failures)
     out = args.out or HERE / f"results-real-{used}.json"
-    meta = {"command": "python -m bench.relevance.real " + " ".join(sys.argv[1:]),
+    meta = {"command": "python -m bench.relevance.real " + " ".join(args.argv),
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "profile": used, "seed": args.seed,
             "per_kind": args.per_kind, "aliases": {"mixed": mixed, "notitle": notitle_alias},
             "api": {"mixed": args.api or "gunicorn started by the script",
@@ -184,6 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", type=int, default=5, help="worst queries to print per kind")
     parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-real-<profile>.json)")
     args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
     if unknown := set(args.skip) - set(PARTS):
         parser.error(f"--skip: unknown part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
     if args.per_kind < 1:

@@ -127,6 +127,6 @@ def write_json(path: Path, meta: dict[str, Any], queries: list[ConceptQuery],
         known_rows.append({"id": first.id, "kind": first.kind, "q": first.q, "expected": first.expected,
                            "systems": {n: _outcome(rs[i]) for n, rs in known.items()}})
     head = {**meta, "summary": _rounded({"crosslingual": xl_summary(xl) if xl else None,
-                                         "known_items": known_summary(known) if known else None})}
+                                         "known_items": known_summary(known) if any(known.values()) else None})}
     _dump(path, head, {"crosslingual": xl_rows, "known_items": known_rows})
 

@@ -300,3 +300,9 @@ def test_report_tables_and_json(tmp_path, capsys):
     assert data["summary"]["known_items"]["ours"]["groups"]["English, titled index"]["mrr"] == 1.0
     first = data["known_items"][0]["systems"]
     assert first["ours"] == {"rank": 1, "total": 1} and first["baseline"] == {"rank": None, "total": 0, "top": []}
+
+
+def test_the_command_rejects_unknown_parts(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        real.main(["--corpora", str(tmp_path), "--skip", "xl,titles"])
+    assert exc.value.code == 2 and "unknown part(s) titles" in capsys.readouterr().err
