@@ -11,7 +11,8 @@ for the system under test (/api/search of a webapp) next to a plain multi_match 
    and the English corpus with its titles removed (as listing pages come) into papersbench_real_notitle_<profile>;
    an alias that already holds exactly those papers is reused (--reload rebuilds).
 3. Runs every query through /api/search: of the webapp at --api / --api-notitle when given (it must serve that
-   alias; checked by its paper count), else of a gunicorn started here on a free port (rate limit off).
+   alias; checked by its paper count), else of a gunicorn started here on a free port (rate limit and query
+   log off).
    The baseline is one multi_match over the same fields at boost 1 (bench/relevance/systems.py), on the alias.
 4. Prints the tables and the worst queries of the system under test, and writes every query's outcome to
    --out (default bench/relevance/results-real-<profile>.json).
@@ -60,7 +61,8 @@ def served(alias: str, url: str | None) -> Iterator[str]:
         return
     from bench.search import Gunicorn
 
-    with Gunicorn(alias, workers=2) as server:
+    # evaluation queries are not users' queries: no query log
+    with Gunicorn(alias, workers=2, env={"PAPERSEARCH_QUERY_LOG": "false"}, name="gunicorn-relevance") as server:
         log(f"serving {alias} at {server.url}")
         yield server.url
 
