@@ -32,8 +32,9 @@ def log(message: str) -> None:
 
 
 def es_url() -> str:
+    """One node's URL (the first of a comma-separated ES_URL): where the raw baselines send requests."""
     if os.environ.get("ES_URL"):
-        return os.environ["ES_URL"].rstrip("/")
+        return os.environ["ES_URL"].split(",")[0].strip().rstrip("/")
     state = ROOT / ".local" / "node-state.json"
     return json.loads(state.read_text())["url"].rstrip("/")
 

@@ -126,7 +126,9 @@ class Gunicorn:
 
     def __enter__(self) -> Gunicorn:
         user, password = identity(WEB_USER)
-        env = {**os.environ, "ES_URL": es_url(), "ES_WEB_USERNAME": user, "ES_WEB_PASSWORD": password,
+        # ES_URL as given: every node of a cluster (the raw baseline uses the first one).
+        env = {**os.environ, "ES_URL": os.environ.get("ES_URL") or es_url(),
+               "ES_WEB_USERNAME": user, "ES_WEB_PASSWORD": password,
                "PAPERSEARCH_ALIAS": self.alias, "PAPERSEARCH_BIND": f"127.0.0.1:{self.port}",
                "PAPERSEARCH_RATE_LIMIT": "off", **self.env}
         if self.workers:

@@ -141,8 +141,13 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
-    print(f"cluster {info['cluster']['name']}: {info['cluster']['status']} ({info['cluster']['nodes']} nodes)")
-    print(f"alias {alias} → {info['live'] or '(none)'}")
+    cluster = info["cluster"]
+    print(f"cluster {cluster['name']}: {cluster['status']} ({cluster['nodes']} nodes, {cluster['data_nodes']} data, "
+          f"{cluster['unassigned_shards']} unassigned shards)")
+    print(f"alias {alias} → {info['live'] or '(none)'}"
+          + (f"  (health {info['live_health']})" if info["live"] else ""))
+    for s in info["shards"]:
+        print(f"  shard {s['shard']} {'primary' if s['primary'] else 'replica'}  {s['state']}  {s['node'] or '-'}")
     for v in info["versions"]:
         flags = ("live " if v["live"] else "") + ("" if v["complete"] else "INCOMPLETE ")
         print(f"  {v['name']}  {v['docs']:>9} docs  profile {v['profile']}  {flags}".rstrip())

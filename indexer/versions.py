@@ -32,10 +32,12 @@ def new_index_name(alias: str) -> str:
     return f"{alias}-{datetime.now(UTC).strftime('%Y%m%dt%H%M%S%f')}"
 
 
-def create(client: Elasticsearch, alias: str, profile: index_definition.Profile, shards: int = 1) -> str:
-    """A new empty version tuned for bulk loading: no refresh, no replicas until finish()."""
+def create(client: Elasticsearch, alias: str, profile: index_definition.Profile, shards: int = 1,
+           replicas: int = 0) -> str:
+    """A new empty version tuned for bulk loading: no refresh until finish(). Replicas from the start, so
+    that losing a node mid-build loses no acknowledged paper (DECISIONS.md, 2026-11-30)."""
     name = new_index_name(alias)
-    body = index_definition.index_body(profile, shards=shards, replicas=0)
+    body = index_definition.index_body(profile, shards=shards, replicas=replicas)
     body["settings"]["refresh_interval"] = "-1"
     body["mappings"]["_meta"]["complete"] = False
     client.indices.create(index=name, **body)

@@ -1,7 +1,7 @@
 """Runtime settings from the environment (pydantic-settings), defaulting to the local node.
 
-ES_URL points everything at an existing cluster; without it the local node's URL and the
-credentials in .local/credentials.json are used.
+ES_URL points everything at an existing cluster (one URL, or several nodes separated by commas); without
+it the local node's (or local cluster's) URLs and the credentials in .local/credentials.json are used.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ from papersearch import credentials, querylog
 from papersearch.paths import node_state_file
 
 
-def _local_url() -> str:
-    state = node_state_file()
-    port = 9200
-    if state.exists():
-        port = json.loads(state.read_text()).get("port", port)
-    return f"http://127.0.0.1:{port}"
+def _local_urls() -> list[str]:
+    """Every node of the local node or cluster, as recorded by papersearch-node."""
+    state = json.loads(node_state_file().read_text()) if node_state_file().exists() else {}
+    return state.get("urls") or [f"http://127.0.0.1:{state.get('port', 9200)}"]
 
 
 class Settings(BaseSettings):
@@ -46,7 +44,8 @@ class Settings(BaseSettings):
     )
     keep_indices: int = Field(default=2, ge=1, validation_alias="PAPERSEARCH_KEEP_INDICES")
     shards: int = Field(default=1, ge=1, validation_alias="PAPERSEARCH_SHARDS")
-    replicas: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_REPLICAS")
+    # None: min(1, data nodes - 1) when a version is built (indexer/operations.py).
+    replicas: int | None = Field(default=None, ge=0, validation_alias="PAPERSEARCH_REPLICAS")
     # Webapp: requests per client IP ("off" disables), counted in the storage (memory:// = per gunicorn
     # worker, redis://host:6379 = shared), and how many reverse proxies in front may be trusted for
     # X-Forwarded-For.
@@ -60,8 +59,14 @@ class Settings(BaseSettings):
                                  pattern=querylog.BASE_RE)
     log_format: Literal["text", "json"] = Field(default="text", validation_alias="PAPERSEARCH_LOG_FORMAT")
 
+    def urls(self) -> list[str]:
+        """The nodes to talk to; the clients spread requests over them and retry on another one."""
+        if not self.es_url:
+            return _local_urls()
+        return [u.strip() for u in self.es_url.split(",") if u.strip()]
+
     def url(self) -> str:
-        return self.es_url or _local_url()
+        return ",".join(self.urls())
 
     def is_local(self) -> bool:
         return self.es_url is None

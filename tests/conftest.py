@@ -17,9 +17,24 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import Elasticsearch
-from support import SAMPLE, Cluster, build_alias, delete_alias_indices, loaded_alias, write_jsonl
+from support import (
+    SAMPLE,
+    Cluster,
+    build_alias,
+    delete_alias_indices,
+    loaded_alias,
+    start_failover_cluster_in_background,
+    write_jsonl,
+)
 
 from papersearch import credentials
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The failover tests' 3-node cluster starts now, in the background, so that its minute of JVM
+    start-up overlaps the rest of the suite instead of adding to it."""
+    if any(item.get_closest_marker("failover") for item in session.items):
+        start_failover_cluster_in_background()
 
 
 def _docker_answers() -> bool:

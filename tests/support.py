@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -91,21 +92,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int,
-             rate_limit: str = "100000/minute", **env: str) -> Iterator[tuple[subprocess.Popen, str]]:
-    """The production server: gunicorn with config/gunicorn.conf.py on a free port, serving `alias` as the
-    web user, ready when /readyz answers; stopped with SIGTERM afterwards. (process, base URL)
-    `env` adds variables; the query log is off unless given."""
+def gunicorn_server(env: dict[str, str], log_path: Path, workers: int = 3) -> Iterator[tuple[subprocess.Popen, str]]:
+    """The production server: gunicorn with config/gunicorn.conf.py on a free loopback port, ready (/readyz 200)
+    when yielded as (process, base URL); stopped with SIGTERM afterwards. `env` adds to the environment
+    (ES_URL, identity, alias, …); the query log is off unless `env` turns it on."""
     port = free_port()
-    env = os.environ | {
-        "ES_URL": cluster.url,
-        "ES_WEB_USERNAME": cluster.web[0], "ES_WEB_PASSWORD": cluster.web[1],
-        "PAPERSEARCH_ALIAS": alias,
-        "PAPERSEARCH_BIND": f"127.0.0.1:{port}",
-        "PAPERSEARCH_RATE_LIMIT": rate_limit,
-        "PAPERSEARCH_QUERY_LOG": "off",
-        **env,
-    }
+    env = os.environ | {"PAPERSEARCH_BIND": f"127.0.0.1:{port}", "PAPERSEARCH_QUERY_LOG": "off"} | env
     with log_path.open("w+") as log:
         proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "config/gunicorn.conf.py", "--workers", str(workers)],
                                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
@@ -130,3 +122,43 @@ def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int,
                 except subprocess.TimeoutExpired:
                     proc.kill()
                     proc.wait()
+
+
+def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int, rate_limit: str = "100000/minute",
+             **env: str) -> contextlib.AbstractContextManager[tuple[subprocess.Popen, str]]:
+    """gunicorn_server serving `alias` of the test cluster as the web user."""
+    return gunicorn_server({
+        "ES_URL": cluster.url,
+        "ES_WEB_USERNAME": cluster.web[0], "ES_WEB_PASSWORD": cluster.web[1],
+        "PAPERSEARCH_ALIAS": alias,
+        "PAPERSEARCH_RATE_LIMIT": rate_limit,
+        **env,
+    }, log_path, workers)
+
+
+# --- the 3-node local cluster of the failover tests -------------------------------------------------------------
+
+FAILOVER_INSTANCE = "failover"
+_failover_start: subprocess.Popen | None = None
+
+
+def failover_env() -> dict[str, str]:
+    return os.environ | {"PAPERSEARCH_NODE_INSTANCE": FAILOVER_INSTANCE}
+
+
+def start_failover_cluster_in_background() -> None:
+    """Begin `papersearch-node start --nodes 3` for the failover tests while the rest of the suite runs."""
+    global _failover_start
+    from papersearch.paths import local_dir
+
+    log = local_dir() / "failover-start.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as sink:
+        _failover_start = subprocess.Popen(
+            [str(Path(sys.executable).with_name("papersearch-node")), "start", "--nodes", "3"],
+            cwd=ROOT, env=failover_env(), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+
+
+def wait_failover_start(timeout: float = 600) -> None:
+    if _failover_start is not None:
+        _failover_start.wait(timeout)

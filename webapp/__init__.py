@@ -45,8 +45,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     if service is None:
         from webapp.services.search import SearchService
 
-        client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT, max_retries=0,
-                             retry_on_timeout=False)
+        # With several nodes one retry on another node; none on a single node (papersearch/es.py).
+        client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias)
     app.extensions["search_service"] = service
     app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None)

@@ -1,5 +1,8 @@
-"""Search relevance evaluation: a hand-made query set over the shipped sample papers (queries.json),
-run through the webapp's own SearchService and compared with a plain multi_match baseline.
+"""Search relevance evaluation, against the webapp's own search and a plain multi_match baseline:
 
-    .venv/bin/python -m bench.relevance.evaluate [--profile auto|plugin|core] [--baseline]
+- the hand-made query set over the shipped sample papers (queries.json, evaluate.py)
+      .venv/bin/python -m bench.relevance.evaluate [--profile auto|plugin|core] [--baseline]
+- the real corpora: the cross-lingual concept set (crosslingual.json) and generated known-item queries,
+  through /api/search (real.py; results in RESULTS.md)
+      .venv/bin/python -m bench.relevance.real --corpora ../shared/corpora [--api URL]
 """

@@ -13,13 +13,8 @@ taken out at a time (proximity clause, .exact or .bigram subfields, fuzzy fallba
 multi_match over the same fields (no boosts, no phrase or proximity clause, no fuzziness, default
 operator "or"), searched by the same user on the same alias.
 
-Metrics over the top K=10:
-  MRR@10      mean over queries of 1/rank of the first expected paper (0 if none in the top 10)
-  recall@10   mean of |expected ∩ top 10| / min(|expected|, 10) (capped, so a topic with more than
-              ten papers can still reach 1)
-  nDCG@10     binary-relevance nDCG over the expected papers (rewards ranking all of them high)
-  zero-rate   share of queries with no result at all
-plus per-kind MRR, and for every query the ranks of its expected papers. The JSON report goes to
+Metrics over the top K=10 (bench/relevance/metrics.py): MRR@10, hit@10, recall@10, nDCG@10 and the
+zero-result rate, plus per-kind MRR, and for every query the ranks of its expected papers. The JSON report goes to
 --out (default bench/relevance/results-<profile>.json).
 """
 
@@ -28,61 +23,25 @@ from __future__ import annotations
 import argparse
 import copy
 import json
-import math
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 from unittest import mock
 
 from elasticsearch import Elasticsearch
 
+from bench.relevance.metrics import K, QueryResult, run_queries, summarize
+from bench.relevance.systems import baseline, ours
+
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = Path(__file__).with_name("queries.json")
 SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
-K = 10
 ALIAS_PREFIX = "papersbench_rel_"  # the roles cover papers*; everything we create starts with this
-
-Runner = Callable[[str], tuple[list[str], int]]  # query -> (ranked ids of the top K, total hits)
-
-
-@dataclass
-class QueryResult:
-    id: str
-    q: str
-    kind: str
-    expected: list[str]
-    top: list[str]
-    total: int
-    ranks: dict[str, int | None]  # expected id -> 1-based rank in the top K, None if not there
-    rr: float
-    recall: float
-    ndcg: float
-
-    @property
-    def first_rank(self) -> int | None:
-        found = [r for r in self.ranks.values() if r is not None]
-        return min(found) if found else None
-
-
-@dataclass
-class Summary:
-    system: str
-    n: int
-    mrr: float
-    recall: float
-    ndcg: float
-    zero_rate: float
-    by_kind: dict[str, dict[str, float]] = field(default_factory=dict)
-
-    def line(self) -> str:
-        return (f"{self.system:<13} MRR@{K} {self.mrr:.3f}   recall@{K} {self.recall:.3f}   "
-                f"nDCG@{K} {self.ndcg:.3f}   zero-result rate {self.zero_rate:.3f}   ({self.n} queries)")
-
 
 # --- the query set -------------------------------------------------------------------------------------
 
@@ -101,85 +60,6 @@ def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
 
 def sample_ids(path: Path = SAMPLE) -> set[str]:
     return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-
-
-# --- scoring -------------------------------------------------------------------------------------------
-
-
-def ideal_dcg(n_expected: int) -> float:
-    return sum(1 / math.log2(rank + 1) for rank in range(1, min(n_expected, K) + 1))
-
-
-def score(query: dict[str, Any], top: list[str], total: int) -> QueryResult:
-    expected = list(query["expected"])
-    top = top[:K]
-    ranks = {pid: (top.index(pid) + 1 if pid in top else None) for pid in expected}
-    found = [r for r in ranks.values() if r is not None]
-    return QueryResult(
-        id=query["id"], q=query["q"], kind=query["kind"], expected=expected, top=top, total=total, ranks=ranks,
-        rr=1.0 / min(found) if found else 0.0,
-        recall=len(found) / min(len(expected), K),
-        ndcg=sum(1 / math.log2(r + 1) for r in found) / ideal_dcg(len(expected)),
-    )
-
-
-def summarize(system: str, results: list[QueryResult]) -> Summary:
-    n = len(results)
-    kinds: dict[str, list[QueryResult]] = {}
-    for r in results:
-        kinds.setdefault(r.kind, []).append(r)
-    return Summary(
-        system=system, n=n,
-        mrr=sum(r.rr for r in results) / n,
-        recall=sum(r.recall for r in results) / n,
-        ndcg=sum(r.ndcg for r in results) / n,
-        zero_rate=sum(1 for r in results if r.total == 0) / n,
-        by_kind={kind: {"n": len(rs), "mrr": sum(r.rr for r in rs) / len(rs),
-                        "recall": sum(r.recall for r in rs) / len(rs)} for kind, rs in kinds.items()},
-    )
-
-
-def run_queries(runner: Runner, queries: list[dict[str, Any]]) -> list[QueryResult]:
-    out = []
-    for query in queries:
-        top, total = runner(query["q"])
-        out.append(score(query, top, total))
-    return out
-
-
-# --- the two systems -------------------------------------------------------------------------------------
-
-
-def ours(client: Elasticsearch, alias: str, config: dict | None = None) -> Runner:
-    """The webapp's search: parser, query builders, config/index.json — SearchService itself."""
-    from webapp.domain import SearchParams
-    from webapp.services.search import SearchService
-
-    service = SearchService(client, alias, config=config)
-
-    def run(q: str) -> tuple[list[str], int]:
-        result = service.search(SearchParams(q=q, size=K))
-        return [h.id for h in result.hits], result.total
-
-    return run
-
-
-def baseline_query(q: str, config: dict) -> dict[str, Any]:
-    """One multi_match over the same fields as ours, all at boost 1: no phrase, proximity or fuzzy clause."""
-    return {"multi_match": {"query": q, "fields": list(config["query_fields"])}}
-
-
-def baseline(client: Elasticsearch, alias: str) -> Runner:
-    from papersearch.index_definition import search_config
-
-    config = search_config()
-
-    def run(q: str) -> tuple[list[str], int]:
-        response = client.search(index=alias, query=baseline_query(q, config), size=K, source=False,
-                                 track_total_hits=True).body
-        return [h["_id"] for h in response["hits"]["hits"]], response["hits"]["total"]["value"]
-
-    return run
 
 
 # --- ablations: ours with one ingredient taken out (same alias, same queries) ------------------------------

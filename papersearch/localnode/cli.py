@@ -1,48 +1,68 @@
-"""papersearch-node: start | stop | status | logs | reset the project's own Elasticsearch node."""
+"""papersearch-node: start | stop | status | logs | reset the project's own Elasticsearch node or
+local cluster (start --nodes N)."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 
-from papersearch.localnode.distribution import ProvisionError
+from papersearch.localnode.cluster_status import lines
+from papersearch.localnode.distribution import ProvisionError, say
 from papersearch.localnode.java import JavaNotFound
 from papersearch.localnode.node import LocalNode
+from papersearch.localnode.process import tail
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="papersearch-node", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    start = sub.add_parser("start", help="provision if needed and start (reuses running nodes)")
+    start.add_argument("--nodes", type=int, help="cluster size (default: as recorded, else 1)")
+    start.add_argument("--node", type=int, help="start only node K of the cluster")
+    stop = sub.add_parser("stop", help="stop every node (or --node K); data is kept")
+    stop.add_argument("--node", type=int, help="stop only node K")
+    status = sub.add_parser("status", help="nodes, master, health, live index shards (exit 3 when stopped)")
+    status.add_argument("--json", action="store_true")
+    logs = sub.add_parser("logs", help="show a node's log")
+    logs.add_argument("--node", type=int, default=1, help="which node (default 1)")
+    logs.add_argument("-n", "--lines", type=int, default=50)
+    logs.add_argument("-f", "--follow", action="store_true")
+    reset = sub.add_parser("reset", help="stop and wipe every node's data and logs")
+    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+def _logs(node: LocalNode, number: int, lines_wanted: int, follow: bool) -> int:
+    procs = node.processes()
+    if not 1 <= number <= len(procs):
+        print(f"papersearch-node: --node {number}: the cluster has nodes 1 to {len(procs)}", file=sys.stderr)
+        return 2
+    path = procs[number - 1].log_file
+    if not path.exists():
+        say(f"no log yet at {path}")
+        return 1
+    if follow:
+        return subprocess.call(["tail", "-n", str(lines_wanted), "-F", str(path)])
+    print(tail(path, lines_wanted))
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="papersearch-node", description=__doc__)
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("start", help="provision if needed and start (reuses a running node)")
-    sub.add_parser("stop", help="stop the node; data is kept")
-    status = sub.add_parser("status", help="is it running, where, how healthy (exit 3 when stopped)")
-    status.add_argument("--json", action="store_true")
-    logs = sub.add_parser("logs", help="show the node's log")
-    logs.add_argument("-n", "--lines", type=int, default=50)
-    logs.add_argument("-f", "--follow", action="store_true")
-    reset = sub.add_parser("reset", help="stop and wipe the node's data and logs")
-    reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    args = parser.parse_args(argv)
-
-    node = LocalNode()
+    args = _parser().parse_args(argv)
     try:
+        node = LocalNode(nodes=getattr(args, "nodes", None))
         if args.command == "start":
-            node.start()
+            node.start(only=args.node)
         elif args.command == "stop":
-            node.stop()
+            node.stop(only=args.node)
         elif args.command == "status":
             st = node.status()
-            if args.json:
-                print(json.dumps(st.__dict__))
-            elif st.running:
-                print(f"running  pid {st.pid}  {st.url}  Elasticsearch {st.version}  health {st.health}  "
-                      f"plugins {', '.join(st.plugins or []) or '-'}")
-            else:
-                print("stopped")
+            print(json.dumps(st.__dict__) if args.json else "\n".join(lines(st)))
             return 0 if st.running else 3
         elif args.command == "logs":
-            return node.logs_command(args.lines, args.follow)
+            return _logs(node, args.node, args.lines, args.follow)
         elif args.command == "reset":
             if not args.yes and input(f"wipe all data under {node.home}? [y/N] ").strip().lower() != "y":
                 print("aborted")

@@ -7,7 +7,7 @@ import os
 import re
 from pathlib import Path
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -15,7 +15,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from papersearch.paths import PROJECT_ROOT, config_dir
+from papersearch.paths import PROJECT_ROOT, config_dir, local_dir, node_state_file
 
 
 class NodeConfig(BaseSettings):
@@ -26,11 +26,15 @@ class NodeConfig(BaseSettings):
     host: str = "127.0.0.1"
     port: int = 9200
     heap: str = "1g"
+    cluster_heap: str = "512m"  # per node when --nodes > 1, unless PAPERSEARCH_NODE_HEAP is set
     user: str = "papersearch-es"
     home: Path = Path(".local/node")
     startup_timeout: float = 180
     minimum_java: int = 21
     install_plugin: bool = True
+    # A second, independent local cluster beside the project's own (own state file, node folders and
+    # cluster name; the download, plugin and credentials are shared). The failover tests use one.
+    instance: str = Field(default="", pattern=r"^[a-z0-9-]*$")
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
@@ -38,7 +42,7 @@ class NodeConfig(BaseSettings):
         toml = TomlConfigSettingsSource(settings_cls, toml_file=config_dir() / "node.toml")
         return init_settings, env_settings, toml
 
-    @field_validator("heap")
+    @field_validator("heap", "cluster_heap")
     @classmethod
     def _heap(cls, value: str) -> str:
         if not re.fullmatch(r"\d+[mMgG]", value):
@@ -55,6 +59,22 @@ class NodeConfig(BaseSettings):
     @property
     def artifact_coordinates(self) -> str:
         return self.artifact.format(version=self.version)
+
+    def heap_for(self, nodes: int) -> str:
+        """1 GB for a single node; 512 MB each when several share the machine; the variable wins."""
+        if nodes > 1 and "PAPERSEARCH_NODE_HEAP" not in os.environ:
+            return self.cluster_heap
+        return self.heap
+
+    @property
+    def cluster_name(self) -> str:
+        return f"papersearch-{self.instance or 'local'}"
+
+    def state_file(self) -> Path:
+        return node_state_file() if not self.instance else local_dir() / f"node-state-{self.instance}.json"
+
+    def lock_file(self) -> Path:
+        return local_dir() / (f"node-{self.instance}.lock" if self.instance else "node.lock")
 
     def resolved_home(self) -> Path:
         home = self.home if self.home.is_absolute() else PROJECT_ROOT / self.home

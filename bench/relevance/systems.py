@@ -1,0 +1,88 @@
+"""The systems a relevance set runs against, each a Runner: query text -> (ranked ids of the top K, total).
+
+- ours:     the webapp's SearchService in this process (parser, query builders, config/index.json)
+- api:      GET /api/search of a running webapp (what users get; also how held-out sets are run)
+- baseline: one plain multi_match over the same fields at boost 1, searched by the same web user
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import requests
+from elasticsearch import Elasticsearch
+
+from bench.relevance.metrics import K, Runner
+
+API_ATTEMPTS = 5
+
+
+def ours(client: Elasticsearch, alias: str, config: dict | None = None) -> Runner:
+    """The webapp's search: parser, query builders, config/index.json — SearchService itself."""
+    from webapp.domain import SearchParams
+    from webapp.services.search import SearchService
+
+    service = SearchService(client, alias, config=config)
+
+    def run(q: str) -> tuple[list[str], int]:
+        result = service.search(SearchParams(q=q, size=K))
+        return [h.id for h in result.hits], result.total
+
+    return run
+
+
+def baseline_query(q: str, config: dict) -> dict[str, Any]:
+    """One multi_match over the same fields as ours, all at boost 1: no phrase, proximity or fuzzy clause."""
+    return {"multi_match": {"query": q, "fields": list(config["query_fields"])}}
+
+
+def baseline(client: Elasticsearch, alias: str) -> Runner:
+    from papersearch.index_definition import search_config
+
+    config = search_config()
+
+    def run(q: str) -> tuple[list[str], int]:
+        response = client.search(index=alias, query=baseline_query(q, config), size=K, source=False,
+                                 track_total_hits=True).body
+        return [h["_id"] for h in response["hits"]["hits"]], response["hits"]["total"]["value"]
+
+    return run
+
+
+class ApiError(RuntimeError):
+    pass
+
+
+def api_search(session: requests.Session, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
+    """GET /api/search; waits out 429 (Retry-After) and retries 5xx/connection errors a few times."""
+    url = f"{base_url.rstrip('/')}/api/search"
+    for attempt in range(1, API_ATTEMPTS + 1):
+        try:
+            response = session.get(url, params=params, timeout=30)
+        except requests.RequestException as exc:
+            if attempt == API_ATTEMPTS:
+                raise ApiError(f"{url} unreachable: {exc}") from exc
+            time.sleep(attempt)
+            continue
+        if response.status_code == 200:
+            return response.json()
+        if (response.status_code == 429 or response.status_code >= 500) and attempt < API_ATTEMPTS:
+            time.sleep(float(response.headers.get("Retry-After", attempt)))
+            continue
+        raise ApiError(f"{url}?{params} answered {response.status_code}: {response.text[:300]}")
+    raise AssertionError("unreachable")
+
+
+def api(base_url: str) -> Runner:
+    """/api/search of a running webapp, as a user gets it (one HTTP session per thread)."""
+    local = threading.local()
+
+    def run(q: str) -> tuple[list[str], int]:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+        data = api_search(local.session, base_url, {"q": q, "size": K})
+        return [h["id"] for h in data["hits"]], data["total"]
+
+    return run

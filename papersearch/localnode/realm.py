@@ -1,0 +1,69 @@
+"""Security material of the local node(s): the elastic password (keystore) and the file realm.
+
+The native realm keeps users in the .security index, whose mapping needs the analysis-common module
+that this distribution lacks; the file realm needs no index (DECISIONS.md). The material is made in
+the distribution's config folder with its own tools and copied to every node of a cluster, so all
+nodes know the same users.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+from pathlib import Path
+
+from papersearch import credentials
+from papersearch.localnode.distribution import ProvisionError
+from papersearch.localnode.runas import NodeUser
+from papersearch.security import ROLE_OF_USER, role_bodies
+
+# Files a node needs to authenticate the same users as every other node.
+FILES = ("elasticsearch.keystore", "users", "users_roles", "roles.yml")
+MARKER = ".papersearch-realm"
+
+
+def ensure(es_home: Path, user: NodeUser, env: dict[str, str]) -> None:
+    """Keystore with bootstrap.password and the file realm's roles and users in es_home/config.
+
+    The tools start a JVM each (seconds apiece), so they run only when the passwords or roles changed.
+    """
+    conf = es_home / "config"
+    passwords = credentials.ensure()
+    roles = roles_yaml(role_bodies(["papers*"]))
+    digest = hashlib.sha256(json.dumps([passwords, roles], sort_keys=True).encode()).hexdigest()
+    marker = conf / MARKER
+    if marker.exists() and marker.read_text() == digest and all((conf / f).exists() for f in FILES):
+        return
+    keystore = str(es_home / "bin" / "elasticsearch-keystore")
+    if not (conf / "elasticsearch.keystore").exists():
+        subprocess.run(user.wrap([keystore, "create"]), env=env, check=True, capture_output=True)
+    # bootstrap.password seeds the elastic user's password the first time security starts.
+    subprocess.run(user.wrap([keystore, "add", "-x", "-f", "bootstrap.password"]),
+                   input=passwords[credentials.ELASTIC], text=True, env=env, check=True, capture_output=True)
+    (conf / "roles.yml").write_text(roles)
+    tool = str(es_home / "bin" / "elasticsearch-users")
+    existing = subprocess.run(user.wrap([tool, "list"]), env=env, capture_output=True, text=True).stdout
+    for name, role in ROLE_OF_USER.items():
+        known = any(line.split(":")[0].strip() == name for line in existing.splitlines())
+        if known:
+            steps = [["passwd", name, "-p", passwords[name]], ["roles", name, "-a", role]]
+        else:
+            steps = [["useradd", name, "-p", passwords[name], "-r", role]]
+        for step in steps:
+            proc = subprocess.run(user.wrap([tool, *step]), env=env, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise ProvisionError(f"elasticsearch-users {step[0]} {name} failed: {proc.stdout}{proc.stderr}")
+    marker.write_text(digest)
+    user.chown(conf)
+
+
+def roles_yaml(roles: dict[str, dict]) -> str:
+    """roles.yml for the file realm (its parser wants block YAML per role; lists as JSON flow style)."""
+    out = ["# Written by papersearch-node from papersearch/security.py; do not edit."]
+    for name, body in roles.items():
+        out += [f"{name}:", f"  cluster: {json.dumps(body['cluster'])}", "  indices:"]
+        for entry in body["indices"]:
+            out += [f"    - names: {json.dumps(entry['names'])}",
+                    f"      privileges: {json.dumps(entry['privileges'])}"]
+    return "\n".join(out) + "\n"
