@@ -133,7 +133,7 @@ class Expansion(BaseModel):
 class PartialMatch(BaseModel):
     """The results are for some of the words only (the relaxation ladder's last step)."""
 
-    all_words: int  # papers with every word (typo-tolerant); they come first
+    all_words: int  # papers with every word as typed (what the search found before relaxing); they come first
 
 
 class SearchResult(BaseModel):

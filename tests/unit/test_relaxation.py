@@ -37,20 +37,30 @@ def test_relax_only_below_the_threshold():
     assert rx.should_relax(0, ["a", "b"], False, CONFIG)
 
 
-def test_relaxed_body_ranks_papers_with_every_word_first_and_counts_them():
-    parsed = parse_query("Lookaheda-Bounded Q-learning")
+def test_relaxed_body_ranks_papers_with_every_word_first():
+    parsed = parse_query('Lookaheda-Bounded Q-learning "q learning" -zebra')
     params = SearchParams(q=parsed.to_string(), filters={"year": ["2020"]})
-    body = qb.search_body(parsed, params, CONFIG, fuzzy=True, relaxed=True)
+    body = qb.search_body(parsed, params, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
     relaxed, = body["query"]["bool"]["must"]
     tier, = body["query"]["bool"]["should"]
-    all_words = wq.text_clause(parsed.terms, CONFIG, fuzzy=True)
-    assert tier == {"constant_score": {"filter": all_words, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
-    assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=True, relaxed=True)
-    year = {"terms": {"year": ["2020"]}}
-    assert body["aggs"][rx.ALL_WORDS_QUERY] == {"filter": {"bool": {"filter": [all_words, year]}}}
-    # highlighting marks the words that matched, without the typo fallback
-    assert "fuzziness" not in json.dumps(body["highlight"]["highlight_query"])
-    assert body["highlight"]["highlight_query"] == qb.build_query(parsed, CONFIG, fuzzy=False, relaxed=True)
+    as_typed = wq.text_clause(parsed.terms, CONFIG, fuzzy=False)
+    assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
+    assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
+    assert body["post_filter"] == {"bool": {"filter": [{"terms": {"year": ["2020"]}}]}}
+    # highlighting marks any of the words (a partial match has only some), and the phrase; never the typo
+    # fallback nor the excluded word
+    highlight = json.dumps(body["highlight"]["highlight_query"])
+    assert "fuzziness" not in highlight and "zebra" not in highlight and "q learning" in highlight
+    words = body["highlight"]["highlight_query"]["bool"]["should"][0]["multi_match"]
+    assert words["query"] == "Lookaheda-Bounded Q-learning" and "operator" not in words
+
+
+def test_typo_tolerance_only_for_unknown_words():
+    relaxed = wq.text_clause(["lookaheda", "bounded"], CONFIG, fuzzy=frozenset({"lookaheda"}), relaxed=True)
+    first, second = relaxed["bool"]["should"]
+    assert "fuzziness" in json.dumps(first) and "fuzziness" not in json.dumps(second)
+    assert wq.typo_words(["Lookaheda", "bounded", "Q-learning", "GAN"], frozenset({"lookaheda", "gan"}), CONFIG) \
+        == frozenset({"lookaheda"})  # GAN: too short for a fuzzy form
 
 
 def test_strict_body_has_no_tier():

@@ -20,6 +20,7 @@ from webapp.services import request_parts as rp
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import ParsedQuery
 from webapp.services.word_queries import (
+    Fuzzy,
     exclusion_clauses,
     field_clause,
     is_chinese_field,
@@ -33,13 +34,15 @@ from webapp.services.word_queries import (
 Query = dict[str, Any]
 
 
-def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True, relaxed: bool = False,
+def build_query(parsed: ParsedQuery, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False,
                 expansions: Sequence[Expansion] = ()) -> Query:
     """The scoring query (no facet filters: those go into post_filter), with the concepts recognised
     in the words searched in both languages; relaxed: most of the words."""
     must: list[Query] = []
     should: list[Query] = []
-    text = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy, relaxed)
+    # Relaxed, every paper needs most of the words (a concept counts for its own words): the concepts of a
+    # long query alone no longer let papers in the other language in.
+    text = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy, relaxed, other_language=not relaxed)
     if text:
         must.append(text)
     must += phrase_clauses(parsed.phrases, config)
@@ -92,10 +95,11 @@ def _all_of(clauses: list[Query]) -> Query:
     return clauses[0] if len(clauses) == 1 else {"bool": {"must": clauses}}
 
 
-def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: bool = True,
-                         relaxed: bool = False) -> Query | None:
+def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: Fuzzy = True,
+                         relaxed: bool = False, other_language: bool = True) -> Query | None:
     """text_clause with the concepts recognised in the words searched in both languages (relaxed: most of
-    the words, each word's clause named, as in text_clause).
+    the words, each word's clause named, as in text_clause; without other_language: only the words in
+    their own language, what the relaxation ladder counts and ranks first).
 
     Every typed word stays one clause, so "most words must match" counts as before; a word that is
     part of a concept may also be matched by the concept (its other forms, its tag), best of them
@@ -133,8 +137,8 @@ def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict,
         clauses = [rx.named(c, rx.word_name(i)) for i, c in enumerate(clauses)]
     required = rx.words_required(config, relaxed)
     as_typed = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses, "minimum_should_match": required}}
-    other_language = _other_language(others)
-    if not others or other_language is None:
+    language = _other_language(others) if other_language else None
+    if not others or language is None:
         return as_typed
     groups = [concept_clause(e, _all_of([term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]), config)
               for e in found if e.whole_terms]
@@ -142,7 +146,7 @@ def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict,
     in_other_language: Query = {"bool": {
         "must": groups,
         "should": [term_clause(t, config, fuzzy=False) for t in others],
-        "filter": [_written_in(other_language)],
+        "filter": [_written_in(language)],
     }}
     return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
 
@@ -160,15 +164,17 @@ def _written_in(language: str) -> Query:
 # --- the whole request -------------------------------------------------------------------------------
 
 
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True,
-                relaxed: bool = False, expansions: Sequence[Expansion] = ()) -> Query:
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: Fuzzy = True,
+                relaxed: bool = False, expansions: Sequence[Expansion] = (), as_typed_fuzzy: bool = False) -> Query:
     """The whole search request for one results page; relaxed: the ladder's last step (papers with most
-    of the words, those with every word first and counted)."""
+    of the words; the papers the words as typed find, with `as_typed_fuzzy`, first)."""
     filters = fq.facet_filters(params, config)
     query = build_query(parsed, config, fuzzy, relaxed, expansions)
-    all_words = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy) if relaxed else None
-    if all_words:
-        query = rx.ranked_all_words_first(query, all_words, config)
+    # The words as typed, in their own language: ranked first on a relaxed page; counted on the first
+    # request when concepts also let papers in the other language in (the ladder relaxes on this count).
+    as_typed = expanded_text_clause(parsed.terms, list(expansions), config, as_typed_fuzzy, other_language=False)
+    if relaxed and as_typed:
+        query = rx.ranked_all_words_first(query, as_typed, config)
     body: Query = {
         "query": query,
         "aggs": fq.aggregations(config, filters),
@@ -177,13 +183,18 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
         "_source": {"excludes": [config["suggest_field"]]},
         **rp.pagination(params, config),
     }
-    if body["size"]:
-        body["highlight"] = rp.highlight(build_query(parsed, config, False, relaxed, expansions), config)
+    if body["size"] and relaxed:
+        others = phrase_clauses(parsed.phrases, config)
+        others += [field_clause(c, config) for c in parsed.field_clauses if not c.excluded]
+        body["highlight"] = rp.highlight(rx.highlight_words(parsed.terms, others, config), config)
+    elif body["size"]:
+        body["highlight"] = rp.highlight(build_query(parsed, config, False, False, expansions), config)
     post = fq.post_filter(filters)
     if post:
         body["post_filter"] = post
-    if all_words:
-        body["aggs"][rx.ALL_WORDS_QUERY] = rx.all_words_count(all_words, list(filters.values()))
+    if not relaxed and as_typed and expansions and as_typed != expanded_text_clause(
+            parsed.terms, list(expansions), config, fuzzy):
+        body["aggs"][rx.AS_TYPED_AGG] = rx.as_typed_count(as_typed, list(filters.values()))
     words = rp.spelling_words(parsed.terms)
     if words:
         # Cheap, and saves a round trip when a correction is needed.

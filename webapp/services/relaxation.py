@@ -1,5 +1,6 @@
-"""The relaxation ladder: all words as typed, then, when that finds too few papers, typo-tolerant and most
-of the words, with the papers that have every word ranked first (see DECISIONS.md "Relaxation ladder").
+"""The relaxation ladder: all words as typed, then, when that finds too few papers, most of the words
+(typo-tolerant where a word is unknown), with the papers that have every word ranked first (see
+DECISIONS.md "Relaxation ladder").
 
 Pure functions over the "relaxation" settings of config/index.json. The relaxed request names each word's
 clause (`word:<i>`) and the every-word tier (`all_words`), so each hit tells which words it lacks.
@@ -15,7 +16,8 @@ from papersearch.text import has_cjk
 Query = dict[str, Any]
 
 ALL_WORDS = "100%"
-ALL_WORDS_QUERY = "all_words"  # the name of the tier clause and of the aggregation counting its papers
+ALL_WORDS_QUERY = "all_words"  # the name of the tier clause
+AS_TYPED_AGG = "as_typed"  # papers the words as typed find in their own language (when concepts add others)
 WORD_QUERY = "word:"
 _TOKEN = re.compile(r"\w+")
 
@@ -64,9 +66,24 @@ def ranked_all_words_first(query: Query, all_words: Query, config: dict) -> Quer
     return {"bool": {"must": [query], "should": [tier]}}
 
 
-def all_words_count(all_words: Query, filters: list[Query]) -> Query:
-    """An aggregation counting the papers with every word, under the page's filters."""
-    return {"filter": {"bool": {"filter": [all_words, *filters]}}}
+def as_typed_count(as_typed: Query, filters: list[Query]) -> Query:
+    """An aggregation counting the papers the words as typed find in their own language, under the page's
+    filters: concepts also let papers in the other language in, and a long English title with a typo must
+    not count as found because one of its words is a concept Chinese papers have."""
+    return {"filter": {"bool": {"filter": [as_typed, *filters]}}}
+
+
+def as_typed_total(response: dict, total: int) -> int:
+    """What the ladder counts: the as-typed papers when the request counted them apart, else the total."""
+    return response.get("aggregations", {}).get(AS_TYPED_AGG, {}).get("doc_count", total)
+
+
+def highlight_words(terms: list[str], others: list[Query], config: dict) -> Query:
+    """What a relaxed page highlights: any of the words (a partial match has only some; the relaxed
+    scoring query, with its named clauses, cost three times as much to highlight), and the phrases and
+    field clauses."""
+    words: list[Query] = [{"multi_match": {"query": " ".join(terms), "fields": list(config["query_fields"])}}]
+    return {"bool": {"should": (words if terms else []) + others}}
 
 
 def missing_words(matched: list[str], terms: list[str]) -> list[str]:

@@ -63,6 +63,12 @@ def known_words_aggregation(words: list[str], config: dict) -> Query:
     }}}}}
 
 
+def unknown_words(words: list[str], response: dict) -> frozenset[str]:
+    """The checked words (spelling_words) no paper contains, from a response with known_words_aggregation."""
+    counts = response.get("aggregations", {}).get(KNOWN_WORDS_AGG, {}).get("words", {}).get("buckets", {})
+    return frozenset(w for i, w in enumerate(words) if counts.get(str(i), {}).get("doc_count", 1) == 0)
+
+
 def completion_suggest(prefix: str, size: int, config: dict) -> Query:
     return {"paper": {"prefix": prefix, "completion": {
         "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}

@@ -46,9 +46,9 @@ from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
 
-# Names in SearchResult.fallbacks (see webapp/domain.py): typo-tolerant results with every word, results
-# with most of the words (the relaxation ladder's last step), a correction offered.
-TYPO, RELAXED, DID_YOU_MEAN = "typo", "relaxed", "did_you_mean"
+# Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
+# the words (the relaxation ladder's last step), a correction offered.
+RELAXED, DID_YOU_MEAN = "relaxed", "did_you_mean"
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
 
@@ -99,18 +99,22 @@ class SearchService:
         found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
                  if params.xl else [])
         always = self._profile_of_live_index() == "core"
-        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found))
+        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found,
+                                               as_typed_fuzzy=always))
         total = response["hits"]["total"]["value"]
+        as_typed = rx.as_typed_total(response, total)
         fallbacks: list[str] = []
         partial: PartialMatch | None = None
-        if rx.should_relax(total, parsed.terms, wq.has_typo_fallback(parsed, self.config), self.config):
-            relaxed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=True, relaxed=True,
-                                                   expansions=found))
+        # Typo tolerance where it can help: on words no paper contains (all words on a core index).
+        unknown = rp.unknown_words(rp.spelling_words(parsed.terms), response)
+        typos = True if always else wq.typo_words(parsed.terms, unknown, self.config)
+        if rx.should_relax(as_typed, parsed.terms, bool(typos), self.config):
+            relaxed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=typos, relaxed=True,
+                                                   expansions=found, as_typed_fuzzy=always))
             if relaxed and relaxed["hits"]["total"]["value"] > total:
+                partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
                 response, total = relaxed, relaxed["hits"]["total"]["value"]
-                all_words = response["aggregations"][rx.ALL_WORDS_QUERY]["doc_count"]
-                partial = PartialMatch(all_words=all_words) if all_words < total else None
-                fallbacks.append(RELAXED if partial else TYPO)
+                fallbacks.append(RELAXED)
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
         did_you_mean = self._did_you_mean(parsed, params, response)
@@ -246,8 +250,7 @@ class SearchService:
 
 def _corrections(words: list[str], response: dict) -> dict[str, str]:
     """word -> correction, for the query words no paper contains (best option over all spelling fields)."""
-    counts = response.get("aggregations", {}).get(rp.KNOWN_WORDS_AGG, {}).get("words", {}).get("buckets", {})
-    unknown = {w for i, w in enumerate(words) if counts.get(str(i), {}).get("doc_count", 1) == 0}
+    unknown = rp.unknown_words(words, response)
     best: dict[str, dict] = {}
     for entries in response.get("suggest", {}).values():
         for entry in entries:

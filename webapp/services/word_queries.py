@@ -14,6 +14,8 @@ from webapp.services import relaxation as rx
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
 Query = dict[str, Any]
+# Typo tolerance for every word (True), none (False), or only the words in the set (case-folded).
+Fuzzy = bool | frozenset[str]
 
 FUZZY_MIN_LENGTH = 5  # shorter words have too many one-edit neighbours
 # Four-letter words: one edit in author names only (Zeev → Ze'ev); prefix_length keeps Dong from Yong.
@@ -47,7 +49,7 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
     return out
 
 
-def term_clause(term: str, config: dict, fuzzy: bool = True, relaxed: bool = False) -> Query:
+def term_clause(term: str, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False) -> Query:
     """One search-box word: all its tokens must match (relaxed: most of them), each in any field.
 
     cross_fields blends each token's document frequency over the fields of one analyzer, so a word is
@@ -65,7 +67,8 @@ def term_clause(term: str, config: dict, fuzzy: bool = True, relaxed: bool = Fal
     }
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
         exact["multi_match"].update(operator="or", minimum_should_match=rx.tokens_required(config))
-    fallback = fuzzy_clause(term, config) if fuzzy else None
+    wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
+    fallback = fuzzy_clause(term, config) if wanted else None
     if fallback is None:
         return exact
     return {"bool": {"should": [exact, fallback], "minimum_should_match": 1}}
@@ -88,7 +91,7 @@ def fuzzy_clause(term: str, config: dict) -> Query | None:
     }
 
 
-def text_clause(terms: list[str], config: dict, fuzzy: bool = True, relaxed: bool = False) -> Query | None:
+def text_clause(terms: list[str], config: dict, fuzzy: Fuzzy = True, relaxed: bool = False) -> Query | None:
     """The plain words: each is matched term-centrically so words may hit different fields; all of them
     must match, or (relaxed) the share the relaxation settings ask for, each word's clause named so a
     hit tells which words it has."""
@@ -197,3 +200,10 @@ def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
 def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
     """Whether the fuzzy form of this query differs from the exact one."""
     return any(fuzzy_clause(term, config) for term in parsed.terms)
+
+
+def typo_words(terms: list[str], unknown: frozenset[str], config: dict) -> frozenset[str]:
+    """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
+    matching costs several times an exact word, so known words go without it (see DECISIONS.md
+    "Relaxation ladder")."""
+    return frozenset(t.casefold() for t in terms if t.casefold() in unknown and fuzzy_clause(t, config))
