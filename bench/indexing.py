@@ -22,6 +22,7 @@ search benchmark unless --cleanup.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -105,9 +106,14 @@ class IndexingResult:
 
 
 def _sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) -> None:
+    """Peak RSS of the indexer and its children (the producer process) together."""
     while not stop.is_set():
         try:
-            peak[0] = max(peak[0], proc.memory_info().rss)
+            rss = proc.memory_info().rss
+            for child in proc.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    rss += child.memory_info().rss
+            peak[0] = max(peak[0], rss)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             return
         stop.wait(0.02)
@@ -121,7 +127,7 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
     rejects = DATA_DIR / f"rejects-{alias}.jsonl"
     out_path = DATA_DIR / f"reindex-{alias}.log"
     cmd = [str(VENV_BIN / "papersearch-admin"), "--alias", alias, "reindex", str(corpus), "--no-progress",
-           "--rejects", str(rejects)]
+           "--allow-rejects", "--rejects", str(rejects)]
     with out_path.open("w") as out:
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -148,31 +154,18 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
 # --- raw baseline -----------------------------------------------------------------------------------
 
 
-def build_bodies(corpus: Path, index: str) -> tuple[list[bytes], int]:
-    """NDJSON bulk bodies of the documents our indexer would send (same chunking), serialised up front."""
-    from indexer.models import Paper, to_document
-    from indexer.readers import read_records
+def build_bodies(corpus: Path) -> tuple[list[bytes], int]:
+    """The bulk bodies our indexer sends (its own producer: same documents, same chunking), made up
+    front, and the number of distinct papers in them."""
+    from indexer.prepare import Chunk, produce
+    from indexer.readers import sniff
     from papersearch.taxonomy import Taxonomy
 
     taxonomy = Taxonomy.load()
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as the client serialises
-    bodies: list[bytes] = []
-    chunk: list[bytes] = []
-    size = docs = 0
-    for record in read_records(corpus, taxonomy):
-        if not isinstance(record, Paper):
-            continue
-        line = (dumps({"index": {"_index": index, "_id": record.id}}) + "\n"
-                + dumps(to_document(record, taxonomy)) + "\n").encode()
-        if chunk and (len(chunk) >= CHUNK_DOCS or size + len(line) > CHUNK_BYTES):
-            bodies.append(b"".join(chunk))
-            chunk, size = [], 0
-        chunk.append(line)
-        size += len(line)
-        docs += 1
-    if chunk:
-        bodies.append(b"".join(chunk))
-    return bodies, docs
+    chunks: list = []
+    produce([sniff(corpus, taxonomy)], taxonomy, chunks.append)
+    chunks = [c for c in chunks if isinstance(c, Chunk) and c.offsets]
+    return [bytes(c.body) for c in chunks], len({doc_id for c in chunks for _, _, doc_id in c.where})
 
 
 class Connection:
@@ -225,7 +218,7 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
                 body = next(queue, None)
             if body is None:
                 return
-            status, text = conn.request("POST", "/_bulk", body, "application/x-ndjson")
+            status, text = conn.request("POST", f"/{index}/_bulk", body, "application/x-ndjson")
             if status != 200 or b'"errors":true' in text[:200]:
                 raise RuntimeError(f"bulk failed: {status} {text[:1000]!r}")
 
@@ -263,15 +256,18 @@ def choose_profile() -> str:
 
 
 def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool = True,
-                   alias: str = BENCH_ALIAS, pause: float = 3.0) -> IndexingResult:
-    corpus = ensure_corpus(size, seed, log=log)
+                   alias: str = BENCH_ALIAS, pause: float = 3.0, corpus: Path | None = None) -> IndexingResult:
+    """Alternating runs of ours and raw on the synthetic corpus of `size` papers, or on a given file
+    (a real corpus; then `size` is the number of papers in it)."""
+    corpus = corpus or ensure_corpus(size, seed, log=log)
     profile = retrying("profile", choose_profile)
     result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile)
     bodies: list[bytes] = []
     docs = 0
     if raw:
         started = time.perf_counter()
-        bodies, docs = build_bodies(corpus, RAW_INDEX)
+        bodies, docs = build_bodies(corpus)
+        result.size = docs
         log(f"raw baseline: {docs} docs in {len(bodies)} bulk bodies ({sum(map(len, bodies)) / 1e6:.0f} MB), "
             f"prepared in {time.perf_counter() - started:.1f}s (not timed)")
     for i in range(repeats):
@@ -295,6 +291,7 @@ def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=13033)
+    parser.add_argument("--corpus", type=Path, help="a real corpus file instead of the synthetic one")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--no-raw", action="store_true", help="only our path (e.g. for the 1M RSS check)")
@@ -303,7 +300,10 @@ def main(argv: list[str] | None = None) -> int:
     from bench.common import ensure_node
 
     ensure_node()
-    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw)
+    if args.corpus and not args.corpus.is_file():
+        log(f"{args.corpus}: not there; skipped")
+        return 0
+    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw, corpus=args.corpus)
     print(json.dumps(result.summary(), indent=2))
     if args.cleanup:
         delete_indices(f"{BENCH_ALIAS}*")

@@ -1,28 +1,24 @@
 """Experiment: indexer.loader.load() with other bulk parameters / pipelining, same process, same corpus.
 
-    .venv/bin/python -m bench.loader_variants [--size 13033] [--repeats 2] [--variants base,chunk500,...]
+    .venv/bin/python -m bench.loader_variants [--size 13033] [--repeats 2] [--variants base,thread,...]
 
 Variants (all go through the real load(), patched only for the duration of one run):
-  base         as shipped (BULK_THREADS streaming_bulk streams, CHUNK_DOCS/CHUNK_BYTES from indexer/loader.py)
-  serial       one streaming_bulk stream (the loader before BULK_THREADS); the variants below are
-               all measured on top of this serial loader, as in BENCHMARKS.md
-  chunkN       streaming_bulk with chunk_size N
-  prefetch     base, but the action generator (read → validate → to_document) runs in a background
-               thread feeding a bounded queue, so it overlaps with the bulk request round-trips
-               (the HTTP wait releases the GIL). Serialisation stays in the bulk thread.
-  parallel2    helpers.parallel_bulk with 2 threads (NB: parallel_bulk has no 429 retry/backoff)
-Each run loads into a fresh index created like versions.create; timing covers load() + refresh.
+  base         as shipped: the producer in a forked process when safe, BULK_THREADS bulk streams,
+               CHUNK_DOCS/CHUNK_BYTES from indexer/prepare.py
+  thread       the producer in a thread of the loading process instead
+  serial       one bulk stream
+  chunkN       chunks of N documents
+  nofilter     full bulk responses (no filter_path)
+Each run loads into a fresh index created like versions.create; timing covers starting the producer,
+load() and the refresh. This script's process has no other threads, so "base" forks.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import queue
 import sys
-import threading
 import time
-from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -31,76 +27,31 @@ from bench.corpus import DEFAULT_SEED, ensure_corpus
 from bench.profile_indexer import client
 
 INDEX = "papersbench_variant"
-_DONE = object()
-
-
-def prefetched(items: Iterable, depth: int = 2000) -> Iterator:
-    """Iterate `items` in a daemon thread through a bounded queue (exceptions are re-raised here)."""
-    q: queue.Queue = queue.Queue(maxsize=depth)
-    stop = threading.Event()
-
-    def produce() -> None:
-        try:
-            for item in items:
-                while not stop.is_set():
-                    try:
-                        q.put(item, timeout=0.1)
-                        break
-                    except queue.Full:
-                        continue
-                if stop.is_set():
-                    return
-            q.put(_DONE)
-        except BaseException as exc:  # handed to the consumer
-            q.put(exc)
-
-    thread = threading.Thread(target=produce, name="prefetch", daemon=True)
-    thread.start()
-    try:
-        while True:
-            item = q.get()
-            if item is _DONE:
-                return
-            if isinstance(item, BaseException):
-                raise item
-            yield item
-    finally:
-        stop.set()
 
 
 @contextmanager
 def variant(name: str):
-    from elasticsearch import helpers
+    from indexer import loader, prepare
 
-    from indexer import loader
-
-    saved = (loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS, loader.BULK_THREADS)
+    saved = (loader.BULK_THREADS, loader._FILTER, prepare.CHUNK_DOCS, prepare.PRODUCER_PROCESS)
     try:
-        if name != "base":
+        if name == "thread":
+            prepare.PRODUCER_PROCESS = False
+        elif name == "serial":
             loader.BULK_THREADS = 1
-        if name == "serial":
-            pass
         elif name.startswith("chunk"):
-            loader.CHUNK_DOCS = int(name.removeprefix("chunk"))
-        elif name == "prefetch":
-            original = loader.paper_actions
-            loader.paper_actions = lambda *a, **k: prefetched(original(*a, **k))
-        elif name == "parallel2":
-            def parallel(client, actions, chunk_size, max_chunk_bytes, **kwargs):
-                for key in ("max_retries", "initial_backoff", "max_backoff", "yield_ok"):
-                    kwargs.pop(key, None)
-                return helpers.parallel_bulk(client, actions, thread_count=2, queue_size=2, chunk_size=chunk_size,
-                                             max_chunk_bytes=max_chunk_bytes, **kwargs)
-            loader.streaming_bulk = parallel
+            prepare.CHUNK_DOCS = int(name.removeprefix("chunk"))
+        elif name == "nofilter":
+            loader._FILTER = None
         elif name != "base":
             raise ValueError(f"unknown variant {name!r}")
         yield
     finally:
-        loader.streaming_bulk, loader.paper_actions, loader.CHUNK_DOCS, loader.BULK_THREADS = saved
+        loader.BULK_THREADS, loader._FILTER, prepare.CHUNK_DOCS, prepare.PRODUCER_PROCESS = saved
 
 
 def run(corpus: Path, name: str) -> dict:
-    from indexer import loader
+    from indexer import loader, operations
     from indexer.rejects import RejectsWriter
     from papersearch import index_definition
 
@@ -114,7 +65,7 @@ def run(corpus: Path, name: str) -> dict:
     try:
         with RejectsWriter(DATA_DIR / "rejects-variant.jsonl") as rejects, variant(name):
             started = time.perf_counter()
-            stats = loader.load(es, INDEX, [corpus], rejects, progress=False)
+            stats = loader.load(es, INDEX, operations.start_loading([corpus]), rejects, progress=False)
             es.indices.refresh(index=INDEX)
             seconds = time.perf_counter() - started
         count = es.count(index=INDEX)["count"]
@@ -131,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=13033)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--repeats", type=int, default=2)
-    parser.add_argument("--variants", default="base,serial,chunk500,chunk2000,prefetch,parallel2")
+    parser.add_argument("--variants", default="base,thread,serial,chunk500,chunk2000,nofilter")
     args = parser.parse_args(argv)
     corpus = ensure_corpus(args.size, args.seed, log=log)
     names = args.variants.split(",")

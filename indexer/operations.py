@@ -11,7 +11,8 @@ from elasticsearch import Elasticsearch, helpers
 from indexer import versions
 from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
-from indexer.readers import detect_format
+from indexer.prepare import Producer
+from indexer.readers import Source, sniff
 from indexer.rejects import RejectsWriter
 from papersearch import index_definition
 from papersearch.settings import Settings
@@ -34,10 +35,18 @@ class BuildReport:
     rejects_summary: list[str] = field(default_factory=list)
 
 
-def check_sources(sources: list[Path], taxonomy: Taxonomy) -> None:
-    """Fail before writing anything if a source is unreadable or of unknown format (SourceError)."""
-    for path in sources:
-        detect_format(path, taxonomy)
+def check_sources(sources: list[Path], taxonomy: Taxonomy) -> list[Source]:
+    """Each path as a Source (format and how to read it); fails before anything is written if one is
+    unreadable or of unknown format (SourceError)."""
+    return [sniff(path, taxonomy) for path in sources]
+
+
+def start_loading(sources: list[Path] | Producer) -> Producer:
+    """Start reading (paths are checked first); an already started Producer is used as it is."""
+    if isinstance(sources, Producer):
+        return sources
+    taxonomy = Taxonomy.load()
+    return Producer(check_sources(sources, taxonomy), taxonomy)
 
 
 def verify(client: Elasticsearch, index: str, stats: LoadStats) -> None:
@@ -50,17 +59,17 @@ def verify(client: Elasticsearch, index: str, stats: LoadStats) -> None:
         raise BuildFailed(f"{index} did not answer a smoke query correctly")
 
 
-def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
             progress: bool = True, allow_empty: bool = False) -> BuildReport:
-    """Build a new version from all sources, verify it, swap the alias, prune old versions."""
-    taxonomy = Taxonomy.load()
-    check_sources(sources, taxonomy)
+    """Build a new version from all sources, verify it, swap the alias, prune old versions.
+
+    Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
-    with BuildLock(client, alias):
+    with start_loading(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         name = versions.create(client, alias, profile, shards=settings.shards)
         try:
-            stats = load(client, name, sources, rejects, taxonomy, progress=progress)
+            stats = load(client, name, producer, rejects, progress=progress)
             if stats.created == 0 and not allow_empty:
                 raise BuildFailed("no paper was accepted; refusing to replace the live index with an empty one")
             versions.finish(client, name, settings.replicas)
@@ -74,15 +83,14 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], reje
     return BuildReport(stats, name, previous, pruned, profile, rejects.summary())
 
 
-def add(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
         progress: bool = True) -> BuildReport:
     """Upsert papers into the live index (same ids replace, new ids are added)."""
-    taxonomy = Taxonomy.load()
-    check_sources(sources, taxonomy)
-    live = versions.live_index(client, settings.alias)
-    if live is None:
-        raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
-    stats = load(client, settings.alias, sources, rejects, taxonomy, progress=progress)
+    with start_loading(sources) as producer:
+        live = versions.live_index(client, settings.alias)
+        if live is None:
+            raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
+        stats = load(client, settings.alias, producer, rejects, progress=progress)
     client.indices.refresh(index=settings.alias)
     return BuildReport(stats, live, None, [], None, rejects.summary())
 

@@ -352,15 +352,20 @@ def test_killed_reindex_keeps_alias_and_its_stale_lock_expires(cluster, alias: s
             if not others:
                 return None
             stats = es.indices.stats(index=others[0], metric="indexing")
-            return others[0] if stats["_all"]["primaries"]["indexing"]["index_total"] > 0 else None
+            written = stats["_all"]["primaries"].get("indexing", {}).get("index_total", 0)  # {} until allocated
+            return others[0] if written > 0 else None
 
         _wait_for(lambda: half_built() is not None or proc.poll() is not None, 120, "the build to start writing")
         leftover = half_built()
         assert proc.poll() is None and leftover, "the reindex finished before it could be killed"
+        helpers = psutil.Process(proc.pid).children(recursive=True)  # the producer process
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         proc.stderr.close()
+    # Nothing of the killed run keeps running: its producer notices and ends.
+    _wait_for(lambda: not any(h.is_running() and h.status() != psutil.STATUS_ZOMBIE for h in helpers), 30,
+              "the killed run's producer to end")
 
     # Searches stay on the old version; the half-built one is marked incomplete; the lock is left behind.
     assert live(es, alias) == old

@@ -1,0 +1,207 @@
+"""The producer: sources → validated papers → documents → bulk request bodies, in chunks.
+
+Runs beside the bulk senders (indexer.loader): in a forked process when that is safe, so parsing
+uses the core Elasticsearch leaves free and starts before the index exists; else in a thread. Either
+way it hands over finished `Chunk`s through a bounded queue, so memory stays flat.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import queue
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from indexer.documents import DocumentBuilder
+from indexer.models import Paper
+from indexer.readers import Source, SourceError, located_records, open_source
+from indexer.rejects import Reject
+from papersearch.taxonomy import Taxonomy
+
+CHUNK_DOCS = 1000
+CHUNK_BYTES = 8 * 1024 * 1024  # bulk requests sized by bytes as well as by count
+QUEUE_CHUNKS = 4  # finished chunks waiting for a sender: the memory bound (with BULK_THREADS in flight)
+MAX_PENDING_REJECTS = 1000  # a file of nothing but rejects still reaches the rejects file as it goes
+PRODUCER_PROCESS: bool | None = None  # None: a forked process when that is safe, else a thread
+
+
+@dataclass
+class Chunk:
+    """One bulk request: NDJSON action/document pairs, and where each document came from."""
+
+    body: bytearray = field(default_factory=bytearray)
+    offsets: list[int] = field(default_factory=list)  # where each document's action line starts in body
+    where: list[tuple[str, int | None, str]] = field(default_factory=list)  # (source, line, id)
+    rejects: list[Reject] = field(default_factory=list)  # rejected since the previous chunk, in file order
+    read: int = 0  # input records behind this chunk (papers and rejects)
+    position: int = 0  # input bytes (as stored, so compressed for gzip) consumed so far, all sources
+
+    def add(self, paper: Paper, line: int | None, document: bytes) -> None:
+        self.offsets.append(len(self.body))
+        self.body += b'{"index":{"_id":' + orjson.dumps(paper.id) + b"}}\n" + document + b"\n"
+        self.where.append((paper.source, line, paper.id))
+
+    def part(self, indices: list[int]) -> bytes:
+        """The body of only these documents (for retrying them)."""
+        ends = [*self.offsets[1:], len(self.body)]
+        return b"".join(self.body[self.offsets[i]:ends[i]] for i in indices)
+
+
+@dataclass
+class Finished:
+    unknown_topics: dict[str, int]
+
+
+@dataclass
+class Failed:
+    """The producer stopped: a SourceError (path, reason) or any other error (its traceback)."""
+
+    path: str | None
+    reason: str
+
+
+def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
+    """Read every source in order and put Chunks, then Finished (or Failed), with put()."""
+    builder = DocumentBuilder(taxonomy)
+    dumps = orjson.dumps
+    chunk = Chunk()
+    done_bytes = 0
+    try:
+        for source in sources:
+            with open_source(source) as (raw, f):
+                for line, record in located_records(source, f, taxonomy):
+                    if isinstance(record, Reject):
+                        chunk.rejects.append(record)
+                    else:
+                        document = dumps(builder.build(record))
+                        if chunk.offsets and len(chunk.body) + len(document) + 100 > CHUNK_BYTES:
+                            chunk.position = done_bytes + raw.tell()
+                            put(chunk)
+                            chunk = Chunk()
+                        chunk.add(record, line, document)
+                    chunk.read += 1
+                    if len(chunk.offsets) >= CHUNK_DOCS or len(chunk.rejects) >= MAX_PENDING_REJECTS:
+                        chunk.position = done_bytes + raw.tell()
+                        put(chunk)
+                        chunk = Chunk()
+            done_bytes += source.path.stat().st_size
+        chunk.position = done_bytes
+        if chunk.read:
+            put(chunk)
+        put(Finished(dict(taxonomy.unknown)))
+    except SourceError as exc:
+        put(Failed(exc.path, exc.reason))
+    except Exception:
+        put(Failed(None, traceback.format_exc()))
+
+
+class _Queue(Protocol):
+    def get(self, timeout: float | None = None) -> Any: ...
+
+
+class Producer:
+    """`produce` in the background; `next()` hands out Chunks until it returns None (thread-safe)."""
+
+    def __init__(self, sources: list[Source], taxonomy: Taxonomy, *, process: bool | None = None) -> None:
+        self.sources = sources
+        process = PRODUCER_PROCESS if process is None else process
+        if process is None:  # forking is safe only while this process has no other threads
+            process = "fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+        self._lock = threading.Lock()
+        self._finished: Finished | None = None
+        self._stop = threading.Event()
+        self._proc: multiprocessing.process.BaseProcess | None = None
+        self._worker: multiprocessing.process.BaseProcess | threading.Thread
+        if process:
+            ctx = multiprocessing.get_context("fork")
+            mpq = ctx.Queue(QUEUE_CHUNKS)
+            self._queue: _Queue = mpq
+            self._proc = self._worker = ctx.Process(target=_child, args=(sources, taxonomy, mpq, os.getpid()),
+                                                    name="indexer-producer", daemon=True)
+        else:
+            tq: queue.Queue = queue.Queue(QUEUE_CHUNKS)
+            self._queue = tq
+            put = _put_until(tq, self._stop.is_set)
+            self._worker = threading.Thread(target=produce, args=(sources, taxonomy, put), name="indexer-producer",
+                                            daemon=True)
+        self._worker.start()
+
+    @property
+    def total_bytes(self) -> int:
+        return sum(s.path.stat().st_size for s in self.sources)
+
+    @property
+    def unknown_topics(self) -> dict[str, int]:
+        return self._finished.unknown_topics if self._finished else {}
+
+    def next(self) -> Chunk | None:
+        with self._lock:
+            if self._finished is not None:
+                return None
+            item = self._get()
+            if isinstance(item, Failed):
+                self._finished = Finished({})
+                if item.path is not None:
+                    raise SourceError(item.path, item.reason)
+                raise RuntimeError(f"reading the sources failed:\n{item.reason}")
+            if isinstance(item, Finished):
+                self._finished = item
+                if self._proc is not None:
+                    self._proc.join(5)
+                return None
+            return item
+
+    def _get(self) -> Any:
+        while True:
+            try:
+                return self._queue.get(timeout=0.5)
+            except queue.Empty:
+                if self._stop.is_set():
+                    return Finished({})
+                if not self._worker.is_alive():
+                    code = f" (exit code {self._proc.exitcode})" if self._proc is not None else ""
+                    raise RuntimeError(f"the producer stopped without finishing{code}") from None
+
+    def __enter__(self) -> Producer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop producing (after an error or interrupt); a finished producer has nothing to stop."""
+        self._stop.set()
+        if self._proc is not None and self._proc.is_alive():
+            self._proc.terminate()
+            self._proc.join(5)
+
+
+def _put_until(out: Any, stopped: Callable[[], bool]) -> Callable[[object], None]:
+    """out.put, waiting while the queue is full, but giving up (quietly ending the producer) once
+    stopped() says nobody will take the item any more."""
+    def put(item: object) -> None:
+        while not stopped():
+            try:
+                out.put(item, timeout=0.2)
+                return
+            except queue.Full:
+                continue
+        raise SystemExit
+
+    return put
+
+
+def _child(sources: list[Source], taxonomy: Taxonomy, out: Any, parent: int) -> None:
+    try:
+        produce(sources, taxonomy, _put_until(out, lambda: os.getppid() != parent))  # parent killed: stop
+    except (KeyboardInterrupt, SystemExit):  # Ctrl-C reaches the whole process group; the parent reports it
+        out.cancel_join_thread()  # nobody reads any more: exit without handing over the rest
+        return
+    out.close()
+    out.join_thread()  # everything handed over before the process exits
