@@ -63,7 +63,7 @@ def stages(corpus: Path) -> dict[str, float]:
     def chunks() -> None:
         chunk = Chunk()
         for paper, doc in zip(papers, docs, strict=True):
-            chunk.add(paper, 1, orjson.dumps(doc))
+            chunk.add(paper, source.name, 1, orjson.dumps(doc))
 
     n = len(papers)
     out = {

@@ -12,6 +12,7 @@ import os
 import queue
 import threading
 import traceback
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -37,15 +38,15 @@ class Chunk:
 
     body: bytearray = field(default_factory=bytearray)
     offsets: list[int] = field(default_factory=list)  # where each document's action line starts in body
-    where: list[tuple[str, int | None, str]] = field(default_factory=list)  # (source, line, id)
+    where: list[tuple[str, int | None, str]] = field(default_factory=list)  # (input file, line, id)
     rejects: list[Reject] = field(default_factory=list)  # rejected since the previous chunk, in file order
     read: int = 0  # input records behind this chunk (papers and rejects)
     position: int = 0  # input bytes (as stored, so compressed for gzip) consumed so far, all sources
 
-    def add(self, paper: Paper, line: int | None, document: bytes) -> None:
+    def add(self, paper: Paper, file: str, line: int | None, document: bytes) -> None:
         self.offsets.append(len(self.body))
         self.body += b'{"index":{"_id":' + orjson.dumps(paper.id) + b"}}\n" + document + b"\n"
-        self.where.append((paper.source, line, paper.id))
+        self.where.append((file, line, paper.id))
 
     def part(self, indices: list[int]) -> bytes:
         """The body of only these documents (for retrying them)."""
@@ -69,6 +70,7 @@ class Failed:
 def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
     """Read every source in order and put Chunks, then Finished (or Failed), with put()."""
     builder = DocumentBuilder(taxonomy)
+    unknown_before = Counter(taxonomy.unknown)
     dumps = orjson.dumps
     chunk = Chunk()
     done_bytes = 0
@@ -84,7 +86,7 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
                             chunk.position = done_bytes + raw.tell()
                             put(chunk)
                             chunk = Chunk()
-                        chunk.add(record, line, document)
+                        chunk.add(record, source.name, line, document)
                     chunk.read += 1
                     if len(chunk.offsets) >= CHUNK_DOCS or len(chunk.rejects) >= MAX_PENDING_REJECTS:
                         chunk.position = done_bytes + raw.tell()
@@ -94,7 +96,7 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
         chunk.position = done_bytes
         if chunk.read:
             put(chunk)
-        put(Finished(dict(taxonomy.unknown)))
+        put(Finished(dict(taxonomy.unknown - unknown_before)))
     except SourceError as exc:
         put(Failed(exc.path, exc.reason))
     except Exception:

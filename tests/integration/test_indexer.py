@@ -584,7 +584,7 @@ def test_lock_heartbeat_keeps_a_slow_build_fresh(cluster, alias: str) -> None:
 
 def test_documents_the_cluster_refuses_are_reported_like_rejects(cluster, alias: str, tmp_path: Path) -> None:
     """Per-document bulk failures (here: a write block on the live index) are counted, listed in the
-    rejects file with source and paper id, and make the run exit 3 — nothing is lost silently."""
+    rejects file with file, line and paper id, and make the run exit 3 — nothing is lost silently."""
     es = cluster.client("admin")
     reindex(cluster, alias, *SEEDS)
     index = live(es, alias)
@@ -603,5 +603,7 @@ def test_documents_the_cluster_refuses_are_reported_like_rejects(cluster, alias:
     assert "indexed 0 (0 new, 0 updated), rejected 0, failed 2" in result.stdout
     lines = [json.loads(line) for line in rejects.read_text(encoding="utf-8").splitlines()]
     assert {(r["source"], r["reason"]) for r in lines} == {("blocked.jsonl", "indexing failed")}
-    assert {r["detail"].split(":")[0] for r in lines} == {f"id blocked-{tag}-0", f"id blocked-{tag}-1"}
+    # Each failure names the line its paper came from, and the paper's id.
+    assert sorted((r["line"], r["detail"].split(":")[0]) for r in lines) == [
+        (1, f"id blocked-{tag}-0"), (2, f"id blocked-{tag}-1")]
     assert all("cluster_block_exception" in r["detail"] for r in lines)

@@ -1,9 +1,17 @@
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
 import pytest
 from pydantic import ValidationError
 
-from indexer.models import Paper, content_id, paper_or_reject
+from indexer.models import Paper, content_id, paper_from_json, paper_or_reject
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +74,62 @@ def test_urls_http_only() -> None:
             Paper(title="T", pdf_url=bad)
 
 
+def test_urls_agree_with_urlsplit() -> None:
+    """The regular expression that spares most URLs urlsplit decides as urlsplit does."""
+
+    def by_urlsplit(value: str) -> bool:
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            return False
+        return parts.scheme.lower() in ("http", "https") and bool(parts.netloc) and " " not in value
+
+    urls = ["https://a.org/x", "HTTP://A.ORG", "http://a.org:8080/p?q=1#f", "https://a.org?x", "http:///path",
+            "http://?q", "http://#f", "http://[::1]/x", "http://[::1/x", "http://a]b/", "https:a.org",
+            "http://user@a.org/", "http://例子.中国/x", "http://a\uff0fb/", "https://a.org/ü", "mailto:a@b.org",
+            "http://a.org/%20x", "https://", "http://a b", "//a.org/x", "http://a.org\\x"]
+    for url in urls:
+        expected = by_urlsplit(url)
+        try:
+            got = Paper(title="T", url=url).url == url
+        except ValidationError:
+            got = False
+        assert got == expected, url
+
+
+def test_json_path_validates_like_the_dict_path() -> None:
+    """paper_from_json (pydantic's JSON parser) gives the same Paper as json.loads + paper_or_reject."""
+    lines = [line for path in (SAMPLE, FIXTURES / "broken.jsonl") for line in path.read_text("utf-8").splitlines()]
+    lines += ['{"title": "T", "authors": "A, B 等"}', '{"title": "T", "source": "given.txt"}',
+              '{"title": "T", "year": "2020", "keywords": "a; b"}', '{"abstract": "x", "authors": ["A", "等"]}']
+    accepted = 0
+    for line in lines:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        expected = paper_or_reject(data, source="f.jsonl", line=1) if data is not None else None
+        try:
+            got = paper_from_json(line.encode(), source="f.jsonl")
+        except ValidationError:
+            assert not isinstance(expected, Paper), line
+            continue
+        assert got == expected, line
+        accepted += 1
+    assert accepted >= 44
+    assert paper_from_json(b'{"title": "T"}', source="f.jsonl").source == "f.jsonl"
+    assert paper_from_json(b'{"title": "T", "source": "given.txt"}', source="f.jsonl").source == "given.txt"
+
+
 def test_authors_et_al_from_string_and_list() -> None:
     p = Paper(title="T", authors="Haocheng Xi, Shuo Yang, Dacheng Li 等")
     assert p.authors == ["Haocheng Xi", "Shuo Yang", "Dacheng Li"] and p.authors_et_al
+    p = Paper(title="T", authors="A; B,\t等人")
+    assert p.authors == ["A", "B"] and p.authors_et_al
+    p = Paper(title="T", authors=["A", "B 等"])
+    assert p.authors == ["A", "B"] and p.authors_et_al
+    p = Paper(title="T", authors=["Ada  Lovelace", "Alan\u200bTuring"])
+    assert p.authors == ["Ada Lovelace", "AlanTuring"] and not p.authors_et_al
     p = Paper(title="T", authors=["A", "B", "et al."])
     assert p.authors == ["A", "B"] and p.authors_et_al
     p = Paper(title="T", authors=["A", " ", "B"])

@@ -364,3 +364,59 @@ def test_missing_file_and_directory_raise_source_error(tmp_path: Path) -> None:
         read_records(tmp_path)
     with pytest.raises(SourceError, match="unknown format 'csv'"):
         read_records(Source(PAGE_000, "csv"))
+
+
+class _CountingFile:
+    """A file object that counts the bytes read through it."""
+
+    def __init__(self, f, counter: dict) -> None:
+        self._f, self._counter = f, counter
+
+    def _count(self, data):
+        self._counter["bytes"] += len(data)
+        return data
+
+    def read(self, *args):
+        return self._count(self._f.read(*args))
+
+    def readline(self, *args):
+        return self._count(self._f.readline(*args))
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_source_is_sniffed_from_its_head_and_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         taxonomy: Taxonomy, compressed: bool) -> None:
+    from indexer import readers
+    from indexer.prepare import produce
+
+    data = SAMPLE.read_bytes() * 50  # 2,000 records, far more than the sniffed head
+    path = tmp_path / ("papers.jsonl.gz" if compressed else "papers.jsonl")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    counter = {"opens": 0, "bytes": 0}
+    real_open = readers._open_raw
+
+    def counting_open(p: Path):
+        counter["opens"] += 1
+        return _CountingFile(real_open(p), counter)
+
+    monkeypatch.setattr(readers, "_open_raw", counting_open)
+    source = sniff(path, taxonomy)
+    assert (source.format, source.gzip, source.container) == ("papers", compressed, "lines")
+    assert counter["opens"] == 1
+    sniffed = counter["bytes"]
+    first_line = len(data.split(b"\n", 1)[0]) + 1
+    assert sniffed <= 2 + readers.SNIFF_BYTES + first_line  # magic, head, the first value once more
+    chunks: list = []
+    produce([source], taxonomy, chunks.append)
+    assert counter["opens"] == 2  # the sniff and the one read for data
+    assert counter["bytes"] - sniffed == path.stat().st_size  # the data read once, no re-probing
+    assert sum(len(c.offsets) for c in chunks[:-1]) == 2000
