@@ -25,6 +25,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 from indexer import operations, versions
 from indexer.build_lock import BuildLock, LockBusy
 from indexer.readers import SourceError
+from indexer.refusals import explain_refusal
 from indexer.rejects import RejectsWriter
 from papersearch.es import make_client
 from papersearch.paths import local_dir
@@ -162,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     except TransportError as exc:
         print(f"papersearch-admin: cannot reach Elasticsearch at {settings.url()}: {exc}", file=sys.stderr)
     except ApiError as exc:
-        print(f"papersearch-admin: Elasticsearch refused the request: {exc.message} ({exc.meta.status})",
+        print(f"papersearch-admin: {explain_refusal(exc, settings, make_client('indexer', settings))}",
               file=sys.stderr)
     except KeyboardInterrupt:
         print("papersearch-admin: interrupted; the alias was not changed", file=sys.stderr)

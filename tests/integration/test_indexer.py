@@ -282,6 +282,29 @@ def test_unknown_format_or_missing_file_writes_nothing(cluster, alias: str, tmp_
     assert count(es, alias) == len(expected_page(SEEDS[0]))
 
 
+def test_an_alias_outside_the_role_is_refused_in_words(cluster, alias: str) -> None:
+    """The indexer's role may write papers* only: another alias is refused with the pattern, the alias
+    and the identity named (not "None (403)"), and nothing is written."""
+    es = cluster.client("admin")
+    outside = f"outside_{uuid.uuid4().hex[:8]}"
+    result = run_admin(cluster, alias, "--alias", outside, "reindex", "--no-progress", SEEDS[0])
+    assert result.returncode == 1, result.stdout + result.stderr
+    message = result.stderr
+    assert "403" in message and "None" not in message
+    assert "may write only indices matching papers*" in message
+    assert f"alias '{outside}'" in message and f"{outside}_locks" in message
+    assert f"user {cluster.indexer[0]}" in message
+    assert not es.indices.get(index=f"{outside}*", allow_no_indices=True, expand_wildcards="all")
+
+    # The webapp's read-only identity is told it may not write at all.
+    web_user, web_password = cluster.web
+    result = run_admin(cluster, alias, "reindex", "--no-progress", SEEDS[0], ES_USERNAME=web_user,
+                       ES_PASSWORD=web_password)
+    assert result.returncode == 1
+    assert "may not write any index" in result.stderr and f"user {web_user}" in result.stderr, result.stderr
+    assert live(es, alias) is None
+
+
 # --- the live alias under change ----------------------------------------------------------------------------------
 
 
