@@ -51,7 +51,7 @@ def variant(name: str):
 
 
 def run(corpus: Path, name: str) -> dict:
-    from indexer import loader, operations
+    from indexer import loader, prepare
     from indexer.rejects import RejectsWriter
     from papersearch import index_definition
 
@@ -65,7 +65,7 @@ def run(corpus: Path, name: str) -> dict:
     try:
         with RejectsWriter(DATA_DIR / "rejects-variant.jsonl") as rejects, variant(name):
             started = time.perf_counter()
-            stats = loader.load(es, INDEX, operations.start_loading([corpus]), rejects, progress=False)
+            stats = loader.load(es, INDEX, prepare.start([corpus]), rejects, progress=False)
             es.indices.refresh(index=INDEX)
             seconds = time.perf_counter() - started
         count = es.count(index=INDEX)["count"]

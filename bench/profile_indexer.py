@@ -92,7 +92,7 @@ def _cpu_seconds(who: int) -> float:
 
 def measured_load(corpus: Path) -> dict[str, float]:
     """A real load: wall time, and CPU per paper of the senders (here) and the producer (child)."""
-    from indexer import loader, operations
+    from indexer import loader, prepare
     from indexer.rejects import RejectsWriter
     from papersearch import index_definition
 
@@ -106,7 +106,7 @@ def measured_load(corpus: Path) -> dict[str, float]:
         with RejectsWriter(DATA_DIR / "rejects-profile.jsonl") as rejects:
             self_cpu, child_cpu = _cpu_seconds(resource.RUSAGE_SELF), _cpu_seconds(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
-            stats = loader.load(es, PROFILE_INDEX, operations.start_loading([corpus]), rejects, progress=False)
+            stats = loader.load(es, PROFILE_INDEX, prepare.start([corpus]), rejects, progress=False)
             seconds = time.perf_counter() - started
             self_cpu = _cpu_seconds(resource.RUSAGE_SELF) - self_cpu
             child_cpu = _cpu_seconds(resource.RUSAGE_CHILDREN) - child_cpu

@@ -11,12 +11,10 @@ from elasticsearch import Elasticsearch, helpers
 from indexer import versions
 from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
-from indexer.prepare import Producer
-from indexer.readers import Source, sniff
+from indexer.prepare import Producer, start
 from indexer.rejects import RejectsWriter
 from papersearch import index_definition
 from papersearch.settings import Settings
-from papersearch.taxonomy import Taxonomy
 
 log = logging.getLogger(__name__)
 
@@ -35,20 +33,6 @@ class BuildReport:
     rejects_summary: list[str] = field(default_factory=list)
 
 
-def check_sources(sources: list[Path], taxonomy: Taxonomy) -> list[Source]:
-    """Each path as a Source (format and how to read it); fails before anything is written if one is
-    unreadable or of unknown format (SourceError)."""
-    return [sniff(path, taxonomy) for path in sources]
-
-
-def start_loading(sources: list[Path] | Producer) -> Producer:
-    """Start reading (paths are checked first); an already started Producer is used as it is."""
-    if isinstance(sources, Producer):
-        return sources
-    taxonomy = Taxonomy.load()
-    return Producer(check_sources(sources, taxonomy), taxonomy)
-
-
 def verify(client: Elasticsearch, index: str, stats: LoadStats) -> None:
     """The new version holds exactly the accepted papers and answers a query."""
     count = client.count(index=index)["count"]
@@ -65,7 +49,7 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Pro
 
     Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
-    with start_loading(sources) as producer, BuildLock(client, alias):
+    with start(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         name = versions.create(client, alias, profile, shards=settings.shards)
         try:
@@ -86,7 +70,7 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Pro
 def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
         progress: bool = True) -> BuildReport:
     """Upsert papers into the live index (same ids replace, new ids are added)."""
-    with start_loading(sources) as producer:
+    with start(sources) as producer:
         live = versions.live_index(client, settings.alias)
         if live is None:
             raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")

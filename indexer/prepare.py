@@ -15,13 +15,14 @@ import traceback
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 import orjson
 
 from indexer.documents import DocumentBuilder
 from indexer.models import Paper
-from indexer.readers import Source, SourceError, located_records, open_source
+from indexer.readers import Source, SourceError, located_records, open_source, sniff
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
@@ -101,6 +102,20 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
         put(Failed(exc.path, exc.reason))
     except Exception:
         put(Failed(None, traceback.format_exc()))
+
+
+def check_sources(paths: list[Path], taxonomy: Taxonomy) -> list[Source]:
+    """Each path as a Source (format and how to read it); fails before anything is written if one is
+    unreadable or of unknown format (SourceError)."""
+    return [sniff(path, taxonomy) for path in paths]
+
+
+def start(sources: list[Path] | Producer) -> Producer:
+    """Start reading (paths are checked first); an already started Producer is used as it is."""
+    if isinstance(sources, Producer):
+        return sources
+    taxonomy = Taxonomy.load()
+    return Producer(check_sources(sources, taxonomy), taxonomy)
 
 
 class _Queue(Protocol):
