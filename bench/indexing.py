@@ -285,6 +285,7 @@ def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool 
                 delete_indices(RAW_INDEX)
                 log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s")
             result.runs.append(run)
+    result.size = result.size or max((r.docs for r in result.runs), default=0)
     return result
 
 

@@ -66,7 +66,7 @@ class DocumentBuilder:
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading and
         suggest (completion inputs: title(s) or heading, then each author).
         """
-        doc = paper.model_dump()
+        doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
         topic = self.topic(paper.topic_area, paper.topic_subarea)
         heading = heading_of(paper)
         titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]

@@ -123,6 +123,8 @@ def _split_keywords(value: Any) -> Any:
 
 
 def _check_keywords(values: list[str]) -> list[str]:
+    if not values:
+        return values
     seen: set[str] = set()
     out: list[str] = []
     for raw in values:
@@ -150,7 +152,7 @@ def _check_authors(values: list[str]) -> list[str]:
         names = values
     else:
         names = [n for n in (t.normalize_text(v) for v in values) if n]
-    if any(len(n) > t.MAX_AUTHOR for n in names):
+    if max(map(len, names), default=0) > t.MAX_AUTHOR:
         raise _too_long(t.MAX_AUTHOR, "characters in an author name")
     if len(names) > t.MAX_AUTHORS:
         raise _too_long(t.MAX_AUTHORS, "authors")

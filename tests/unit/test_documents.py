@@ -90,3 +90,10 @@ def test_builder_caches_known_topics_and_counts_every_unknown_one() -> None:
     assert taxonomy.unknown == {"Deep Learning · Knitting": 3}
     docs[0]["topic_labels_zh"].append("mutated")  # a document's list is its own, not the cache's
     assert builder.build(papers[1])["topic_labels_zh"] == ["深度学习", "理论"]
+
+
+def test_document_carries_the_paper_as_validated(taxonomy: Taxonomy) -> None:
+    paper = Paper(title="T", authors="A, B 等", keywords="x; y", year=2020, url="https://a.org/x",
+                  topic_area="Theory", topic_subarea="Game Theory", source="f.jsonl")
+    doc = DocumentBuilder(taxonomy).build(paper)
+    assert {k: doc[k] for k in Paper.model_fields} == paper.model_dump()
