@@ -1,21 +1,24 @@
 """Indexing throughput: our full reindex path against a raw `_bulk` baseline, in the same run.
 
-    .venv/bin/python -m bench.indexing --size 13033 [--repeats 3] [--keep]
+    .venv/bin/python -m bench.indexing --size 13033 [--repeats 3] [--cleanup] [--corpus FILE] [--no-raw]
 
 ours  `papersearch-admin --alias papersbench_idx reindex CORPUS --no-progress` as a subprocess:
-      parse → validate (pydantic) → to_document → streaming_bulk → finish/refresh → verify → alias
-      swap. Wall time from spawn to exit (interpreter start-up included); peak RSS sampled with
-      psutil every 20 ms (the child's rusage ru_maxrss is useless here: Linux keeps the high-water
-      mark across exec, so it includes the fork of this benchmark process, raw bodies and all).
-raw   the same documents (read_records → to_document, i.e. byte-identical _source), serialised into
-      NDJSON `_bulk` bodies of the same chunking (1000 docs / 8 MB) *before* the clock starts, sent
-      over as many keep-alive HTTP connections as our loader keeps bulk requests in flight
-      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the
-      same body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create +
-      bulk + refresh.
+      sniff → producer (parse, validate, build documents, serialise; its own process) → two bulk
+      streams → finish/refresh → verify → alias swap → prune. Wall time from spawn to exit
+      (interpreter start-up included); peak RSS sampled with psutil every 20 ms, the indexer and
+      its producer process added up (an upper bound: pages they share count twice). The child's
+      rusage ru_maxrss is useless here: Linux keeps the high-water mark across exec, so it includes
+      the fork of this benchmark process, raw bodies and all.
+raw   the bulk bodies our own producer makes of the same file (byte-identical requests, same
+      chunking: 1000 docs / 8 MB), made *before* the clock starts, POSTed to /<index>/_bulk over as
+      many keep-alive HTTP connections as our loader keeps requests in flight
+      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the same
+      body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create + bulk +
+      refresh. Full responses (we ask for fewer fields; see indexer.loader).
 
 Runs alternate the order (ours/raw, raw/ours, …) and keep the best of each. The ratio is
-docs/s(ours) / docs/s(raw). The last `ours` index stays behind the alias papersbench_idx for the
+docs/s(ours) / docs/s(raw). --corpus takes a real corpus file instead of the synthetic one (skipped
+with a note when absent). The last `ours` index stays behind the alias papersbench_idx for the
 search benchmark unless --cleanup.
 """
 
