@@ -375,7 +375,8 @@ def test_killed_reindex_keeps_alias_and_its_stale_lock_expires(cluster, alias: s
             if not others:
                 return None
             stats = es.indices.stats(index=others[0], metric="indexing")
-            written = stats["_all"]["primaries"].get("indexing", {}).get("index_total", 0)  # {} until allocated
+            # primaries is {} until the new index's shard has started
+            written = stats["_all"]["primaries"].get("indexing", {}).get("index_total", 0)
             return others[0] if written > 0 else None
 
         _wait_for(lambda: half_built() is not None or proc.poll() is not None, 120, "the build to start writing")
