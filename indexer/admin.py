@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     producer: Producer | None = None
     if args.command in ("reindex", "add") and not getattr(args, "if_missing", False):
         # Reading starts before the Elasticsearch client is even imported, so parsing overlaps start-up,
-        # taking the lock and creating the index (see DECISIONS.md, "indexer throughput").
+        # taking the lock and creating the index (DECISIONS.md, "Indexer throughput: a producer process…").
         try:
             producer = start(args.sources)
         except SourceError as exc:

@@ -2,7 +2,8 @@
 
 Runs beside the bulk senders (indexer.loader): in a forked process when that is safe, so parsing
 uses the core Elasticsearch leaves free and starts before the index exists; else in a thread. Either
-way it hands over finished `Chunk`s through a bounded queue, so memory stays flat.
+way it hands over finished `Chunk`s through a bounded queue, so memory stays flat (DECISIONS.md,
+"Indexer throughput: a producer process feeding our own bulk sender").
 """
 
 from __future__ import annotations
