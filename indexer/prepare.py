@@ -69,7 +69,7 @@ class Failed:
     reason: str
 
 
-def produce(sources: list[Source], taxonomy: Taxonomy, put: Any) -> None:
+def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], None]) -> None:
     """Read every source in order and put Chunks, then Finished (or Failed), with put()."""
     builder = DocumentBuilder(taxonomy)
     unknown_before = Counter(taxonomy.unknown)
