@@ -70,6 +70,11 @@ class Run:
     # over exec, so it includes the forked copy of this (benchmark) process before exec. Kept for the record.
     ru_maxrss_mb: float | None = None
     index: str | None = None
+    # CPU seconds during the run: the local Elasticsearch node's, and the client's (ours: the admin and
+    # its producer; raw: this process's sending threads). The shared machine stretches wall times;
+    # CPU per document shows what each side costs regardless.
+    es_cpu_s: float | None = None
+    client_cpu_s: float | None = None
 
     @property
     def rate(self) -> float:
@@ -100,9 +105,20 @@ class IndexingResult:
             "raw_seconds": round(raw.seconds, 2) if raw else None,
             "raw_docs_per_s": round(raw.rate) if raw else None,
             "ratio": round(ours.rate / raw.rate, 3) if ours and raw else None,
+            "cpu_us_per_doc": {kind: _cpu_per_doc([r for r in self.runs if r.kind == kind])
+                               for kind in ("ours", "raw")},
             "runs": [asdict(r) | {"rate": round(r.rate)} for r in self.runs],
         }
         return out
+
+
+def _cpu_per_doc(runs: list[Run]) -> dict[str, float] | None:
+    """Median CPU µs per document of Elasticsearch and of the client over the runs of one kind."""
+    es = sorted(r.es_cpu_s / r.docs * 1e6 for r in runs if r.es_cpu_s is not None and r.docs)
+    client = sorted(r.client_cpu_s / r.docs * 1e6 for r in runs if r.client_cpu_s is not None and r.docs)
+    if not es or not client:
+        return None
+    return {"es": round(es[len(es) // 2], 1), "client": round(client[len(client) // 2], 1)}
 
 
 # --- ours -------------------------------------------------------------------------------------------
@@ -122,6 +138,28 @@ def _sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) 
         stop.wait(0.02)
 
 
+def es_process() -> psutil.Process | None:
+    """The local node's JVM (None when benchmarking a cluster given by ES_URL)."""
+    state = ROOT / ".local" / "node-state.json"
+    if os.environ.get("ES_URL") or not state.exists():
+        return None
+    home = json.loads(state.read_text()).get("home", "")
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        if home and "java" in (proc.info["name"] or "") and any(home in a for a in proc.info["cmdline"] or []):
+            return proc
+    return None
+
+
+def cpu_seconds(proc: psutil.Process | None) -> float | None:
+    if proc is None:
+        return None
+    try:
+        times = proc.cpu_times()
+    except psutil.Error:
+        return None
+    return times.user + times.system
+
+
 def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
     delete_indices(f"{alias}-*")  # a fresh build every time (previous versions would be kept otherwise)
     user, password = identity(INDEXER_USER)
@@ -131,7 +169,9 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
     out_path = DATA_DIR / f"reindex-{alias}.log"
     cmd = [str(VENV_BIN / "papersearch-admin"), "--alias", alias, "reindex", str(corpus), "--no-progress",
            "--allow-rejects", "--rejects", str(rejects)]
+    es = es_process()
     with out_path.open("w") as out:
+        es_before = cpu_seconds(es)
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         peak = [0.0]
@@ -140,6 +180,7 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
         sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
+        es_after = cpu_seconds(es)
         stop.set()
         sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -151,7 +192,9 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
     index = re.search(rf"alias {alias} → (\S+)", output)
     return Run("ours", docs, seconds, load_seconds=float(match.group(2)) if match else None,
                peak_rss_mb=peak[0] / 1024 / 1024, ru_maxrss_mb=usage.ru_maxrss / 1024,
-               index=index.group(1) if index else None)
+               index=index.group(1) if index else None,
+               es_cpu_s=es_after - es_before if es_before is not None and es_after is not None else None,
+               client_cpu_s=usage.ru_utime + usage.ru_stime)  # includes the producer, a waited-for child
 
 
 # --- raw baseline -----------------------------------------------------------------------------------
@@ -225,7 +268,9 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
             if status != 200 or b'"errors":true' in text[:200]:
                 raise RuntimeError(f"bulk failed: {status} {text[:1000]!r}")
 
+    es = es_process()
     try:
+        es_before, client_before = cpu_seconds(es), time.process_time()
         started = time.perf_counter()
         status, text = conns[0].request("PUT", f"/{index}", create)
         if status != 200:
@@ -235,6 +280,7 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
                 future.result()
         status, text = conns[0].request("POST", f"/{index}/_refresh")
         seconds = time.perf_counter() - started
+        es_after, client_cpu = cpu_seconds(es), time.process_time() - client_before
         status, text = conns[0].request("GET", f"/{index}/_count")
         count = json.loads(text)["count"]
     finally:
@@ -242,7 +288,8 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
             conn.close()
     if count != docs:
         raise RuntimeError(f"raw baseline: {index} holds {count} docs, expected {docs}")
-    return Run("raw", docs, seconds, index=index)
+    return Run("raw", docs, seconds, index=index, client_cpu_s=client_cpu,
+               es_cpu_s=es_after - es_before if es_before is not None and es_after is not None else None)
 
 
 # --- the benchmark ----------------------------------------------------------------------------------
@@ -256,6 +303,12 @@ def choose_profile() -> str:
     user, password = identity(INDEXER_USER)
     settings = Settings(ES_URL=es_url(), ES_USERNAME=user, ES_PASSWORD=password)
     return index_definition.choose_profile(make_client("indexer", settings), settings.analysis_profile)
+
+
+def _cpu_note(run: Run) -> str:
+    if run.es_cpu_s is None or run.client_cpu_s is None or not run.docs:
+        return ""
+    return f", CPU µs/doc: ES {run.es_cpu_s / run.docs * 1e6:.0f}, client {run.client_cpu_s / run.docs * 1e6:.0f}"
 
 
 def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool = True,
@@ -282,11 +335,11 @@ def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool 
             if kind == "ours":
                 run = retrying("ours", lambda: run_ours(corpus, alias))
                 log(f"  ours  #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s "
-                    f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB")
+                    f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB{_cpu_note(run)}")
             else:
                 run = retrying("raw", lambda: run_raw(bodies, docs, profile))
                 delete_indices(RAW_INDEX)
-                log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s")
+                log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s{_cpu_note(run)}")
             result.runs.append(run)
     result.size = result.size or max((r.docs for r in result.runs), default=0)
     return result

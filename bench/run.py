@@ -42,6 +42,10 @@ def table(results: dict) -> str:
         lines.append(f"{r['size']:>9} {r['ours_seconds'] or 0:>8.2f} {r['ours_docs_per_s'] or 0:>9} "
                      f"{r['raw_seconds'] or 0:>8.2f} {r['raw_docs_per_s'] or 0:>9} {r['ratio'] or 0:>6.2f} "
                      f"{r['ours_peak_rss_mb'] or 0:>7.0f}  {r['corpus']}")
+        cpu = r.get("cpu_us_per_doc") or {}
+        if cpu.get("ours") or cpu.get("raw"):
+            lines.append("          CPU µs/doc (median): " + "; ".join(
+                f"{kind}: ES {c['es']}, client {c['client']}" for kind, c in cpu.items() if c))
     if results.get("search"):
         lines += ["", "Search (latency ms; a = /api/search under gunicorn, b = same body straight to ES)",
                   f"{'size':>9} {'cl':>3} {'a p50':>7} {'a p95':>7} {'a p99':>7} {'a r/s':>6} {'a err':>5} "
