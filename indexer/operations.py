@@ -6,7 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
 from indexer import versions
 from indexer.build_lock import BuildLock
@@ -17,6 +17,7 @@ from papersearch import index_definition
 from papersearch.settings import Settings
 
 log = logging.getLogger(__name__)
+_DELETE_CHUNK = 1000  # ids per bulk request (the client's bulk helper would pull in its async half)
 
 
 class BuildFailed(RuntimeError):
@@ -82,10 +83,11 @@ def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Produce
 def delete(client: Elasticsearch, alias: str, ids: list[str]) -> tuple[list[str], list[str]]:
     """Delete papers by id from the live index; returns (deleted, not found)."""
     deleted, missing = [], []
-    actions = ({"_op_type": "delete", "_index": alias, "_id": i} for i in ids)
-    for ok, item in helpers.streaming_bulk(client, actions, raise_on_error=False, raise_on_exception=False):
-        op = item["delete"]
-        (deleted if ok and op.get("result") == "deleted" else missing).append(op["_id"])
+    for start_at in range(0, len(ids), _DELETE_CHUNK):
+        batch = ids[start_at:start_at + _DELETE_CHUNK]
+        items = client.bulk(index=alias, operations=[{"delete": {"_id": i}} for i in batch])["items"]
+        for doc_id, item in zip(batch, items, strict=True):
+            (deleted if item["delete"].get("result") == "deleted" else missing).append(doc_id)
     client.indices.refresh(index=alias)
     return deleted, missing
 
