@@ -93,6 +93,11 @@ class IndexingResult:
         runs = [r for r in self.runs if r.kind == kind]
         return min(runs, key=lambda r: r.seconds) if runs else None
 
+    def round_ratios(self) -> list[float]:
+        ours = [r for r in self.runs if r.kind == "ours"]
+        raw = [r for r in self.runs if r.kind == "raw"]
+        return [round(o.rate / r.rate, 3) for o, r in zip(ours, raw, strict=False) if r.rate]
+
     def summary(self) -> dict:
         ours, raw = self.best("ours"), self.best("raw")
         out = {
@@ -105,6 +110,9 @@ class IndexingResult:
             "raw_seconds": round(raw.seconds, 2) if raw else None,
             "raw_docs_per_s": round(raw.rate) if raw else None,
             "ratio": round(ours.rate / raw.rate, 3) if ours and raw else None,
+            # Per round (ours and raw back to back): on a shared machine the load drifts between rounds,
+            # and the spread of these shows how far the best-of ratio can be trusted.
+            "round_ratios": self.round_ratios(),
             "cpu_us_per_doc": {kind: _cpu_per_doc([r for r in self.runs if r.kind == kind])
                                for kind in ("ours", "raw")},
             "runs": [asdict(r) | {"rate": round(r.rate)} for r in self.runs],

@@ -42,6 +42,8 @@ def table(results: dict) -> str:
         lines.append(f"{r['size']:>9} {r['ours_seconds'] or 0:>8.2f} {r['ours_docs_per_s'] or 0:>9} "
                      f"{r['raw_seconds'] or 0:>8.2f} {r['raw_docs_per_s'] or 0:>9} {r['ratio'] or 0:>6.2f} "
                      f"{r['ours_peak_rss_mb'] or 0:>7.0f}  {r['corpus']}")
+        if r.get("round_ratios"):
+            lines.append(f"          ratio per round (ours and raw back to back): {r['round_ratios']}")
         cpu = r.get("cpu_us_per_doc") or {}
         if cpu.get("ours") or cpu.get("raw"):
             lines.append("          CPU µs/doc (median): " + "; ".join(
