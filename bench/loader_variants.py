@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import sys
 import time
 from contextlib import contextmanager
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from bench.common import DATA_DIR, delete_indices, log, retrying
 from bench.corpus import DEFAULT_SEED, ensure_corpus
+from bench.indexing import cpu_seconds, es_process
 from bench.profile_indexer import client
 
 INDEX = "papersbench_variant"
@@ -62,19 +64,30 @@ def run(corpus: Path, name: str) -> dict:
     body = index_definition.index_body(profile, replicas=0)
     body["settings"]["refresh_interval"] = "-1"
     es.indices.create(index=INDEX, **body)
+    node = es_process()
     try:
         with RejectsWriter(DATA_DIR / "rejects-variant.jsonl") as rejects, variant(name):
-            started = time.perf_counter()
+            es_before, started = cpu_seconds(node), time.perf_counter()
+            cpu_before = _own_cpu()
             stats = loader.load(es, INDEX, prepare.start([corpus]), rejects, progress=False)
             es.indices.refresh(index=INDEX)
             seconds = time.perf_counter() - started
+            client_cpu, es_after = _own_cpu() - cpu_before, cpu_seconds(node)
         count = es.count(index=INDEX)["count"]
     finally:
         delete_indices(f"{INDEX}*")
     if count != stats.created or stats.failed:
         raise RuntimeError(f"{name}: {count} docs in index, {stats.summary()}")
+    n = stats.indexed or 1
     return {"variant": name, "docs": stats.indexed, "seconds": round(seconds, 2),
-            "docs_per_s": round(stats.indexed / seconds)}
+            "docs_per_s": round(stats.indexed / seconds), "client_cpu_us": round(client_cpu / n * 1e6, 1),
+            "es_cpu_us": round((es_after - es_before) / n * 1e6, 1) if es_before is not None else None}
+
+
+def _own_cpu() -> float:
+    """CPU seconds of this process and its waited-for children (a producer process)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.repeats):
         for name in (names if i % 2 == 0 else list(reversed(names))):
             r = retrying(name, lambda name=name: run(corpus, name))
-            log(f"{r['variant']:>10}: {r['docs']} docs in {r['seconds']}s = {r['docs_per_s']} docs/s")
+            log(f"{r['variant']:>10}: {r['docs']} docs in {r['seconds']}s = {r['docs_per_s']} docs/s, "
+                f"CPU µs/doc: client {r['client_cpu_us']}, ES {r['es_cpu_us']}")
             results.append(r)
     best = {n: min((r for r in results if r["variant"] == n), key=lambda r: r["seconds"]) for n in names}
     print(json.dumps({"size": args.size, "best": best, "runs": results}, indent=2))
