@@ -16,6 +16,7 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 
 setup-test: setup
 	scripts/system-packages.sh --test
+	scripts/test-assets.sh
 
 node: setup
 	$(BIN)/papersearch-node start

@@ -21,6 +21,8 @@ DATA_DIR = ROOT / ".local" / "bench"
 RESULTS_DIR = ROOT / "bench" / "results"
 PREFIX = "papersbench_"  # every alias/index the benchmarks create starts with this (the roles cover papers*)
 
+BENCH_QUERY_LOG = "papersearch-querylog-bench"  # the webapps the benchmarks start log here, not in the site's log
+
 INDEXER_USER = "papersearch_indexer"
 WEB_USER = "papersearch_web"
 
@@ -79,6 +81,16 @@ def delete_indices(pattern: str) -> list[str]:
     names = [n for n in names if n.startswith(PREFIX)]
     for name in names:
         s.delete(f"{es_url()}/{name}", timeout=120).raise_for_status()
+    return names
+
+
+def delete_bench_query_log() -> list[str]:
+    """Delete the daily indices of BENCH_QUERY_LOG (the indexer may delete query-log indices)."""
+    s = session(INDEXER_USER)
+    r = s.get(f"{es_url()}/_resolve/index/{BENCH_QUERY_LOG}-*", timeout=30)
+    names = [i["name"] for i in r.json().get("indices", [])] if r.ok else []
+    for name in names:
+        s.delete(f"{es_url()}/{name}", timeout=60).raise_for_status()
     return names
 
 

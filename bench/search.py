@@ -7,7 +7,7 @@
             file) — the whole stack: Flask, parameter parsing, query building, ES round trip, hit and
             facet shaping, JSON.
 (b) direct  POST /<alias>/_search with the exact body our service builds for the same parameters
-            (webapp.controllers.params.parse_search_args → query_parser.parse_query →
+            (webapp.controllers.params.RequestArgs → query_parser.parse_query →
             query_builders.search_body, imported, not re-implemented), as the same read-only web user,
             pre-serialised.
 Each level of concurrency runs both targets twice in alternating order (a b, b a); every client is a
@@ -35,6 +35,7 @@ from typing import Any
 
 import requests
 
+from bench import common
 from bench.common import DATA_DIR, ROOT, VENV_BIN, WEB_USER, es_url, identity, log, percentile, session
 
 # (name, URL parameters). Repeated parameters are lists.
@@ -71,14 +72,14 @@ def search_body(params: dict[str, Any], fuzzy: bool = True) -> dict:
     from werkzeug.datastructures import MultiDict
 
     from papersearch.index_definition import search_config
-    from webapp.controllers.params import parse_search_args
+    from webapp.controllers.params import RequestArgs
     from webapp.services import query_builders as qb
     from webapp.services.query_parser import parse_query
 
     config = search_config()
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
-    parsed_params = parse_search_args(args, config)
-    parsed = parse_query(parsed_params.q, config["max_query_length"])
+    parsed_params = RequestArgs(config).search(args)
+    parsed = parse_query(parsed_params.q)
     return qb.search_body(parsed, parsed_params, config, fuzzy=fuzzy)
 
 
@@ -87,6 +88,7 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     as typed, then the typo-tolerant form when they find fewer than FUZZY_BELOW papers (plugin-profile
     indices; the bench corpus is indexed with the plugin)."""
     from papersearch.index_definition import search_config
+    from webapp.controllers.params import collapse
     from webapp.services import query_builders as qb
     from webapp.services.query_parser import parse_query
     from webapp.services.search import FUZZY_BELOW
@@ -94,7 +96,7 @@ def service_bodies(alias: str, params: dict[str, Any]) -> list[dict]:
     exact = search_body(params, fuzzy=False)
     r = session(WEB_USER).post(f"{es_url()}/{alias}/_search", data=json.dumps(exact).encode(), timeout=30)
     r.raise_for_status()
-    parsed = parse_query(params.get("q", ""), search_config()["max_query_length"])
+    parsed = parse_query(collapse(params.get("q", "")))
     if r.json()["hits"]["total"]["value"] < FUZZY_BELOW and qb.has_typo_fallback(parsed, search_config()):
         return [exact, search_body(params, fuzzy=True)]
     return [exact]
@@ -110,19 +112,22 @@ def free_port() -> int:
 
 
 class Gunicorn:
-    def __init__(self, alias: str, workers: int | None = None) -> None:
+    def __init__(self, alias: str, workers: int | None = None, env: dict[str, str] | None = None,
+                 name: str = "gunicorn") -> None:
         self.alias = alias
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
+        # The query log (on by default) goes to the benchmark's own daily indices, deleted afterwards.
+        self.env = {"PAPERSEARCH_QUERY_LOG_INDEX": common.BENCH_QUERY_LOG, **(env or {})}
         self.proc: subprocess.Popen | None = None
-        self.log_path = DATA_DIR / "gunicorn.log"
+        self.log_path = DATA_DIR / f"{name}.log"
 
     def __enter__(self) -> Gunicorn:
         user, password = identity(WEB_USER)
         env = {**os.environ, "ES_URL": es_url(), "ES_WEB_USERNAME": user, "ES_WEB_PASSWORD": password,
                "PAPERSEARCH_ALIAS": self.alias, "PAPERSEARCH_BIND": f"127.0.0.1:{self.port}",
-               "PAPERSEARCH_RATE_LIMIT": "off"}
+               "PAPERSEARCH_RATE_LIMIT": "off", **self.env}
         if self.workers:
             env["PAPERSEARCH_WORKERS"] = str(self.workers)
         DATA_DIR.mkdir(parents=True, exist_ok=True)
@@ -390,17 +395,30 @@ def bench_search(alias: str, clients: list[int], seconds: float = 20.0, requests
         log(f"  no-fuzzy mix ({len(subset)} queries)")
         results["levels_no_fuzzy"] = run_levels(Api(server.url, subset), Direct(alias, subset), clients,
                                                 subset_seconds, requests_per_client, max_requests)
+    common.delete_bench_query_log()
     return results
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def server_arguments(parser: argparse.ArgumentParser, clients: str) -> argparse.ArgumentParser:
     parser.add_argument("--alias", default="papersbench_idx", help="a papersbench_* alias with data")
-    parser.add_argument("--clients", default="1,8,32")
+    parser.add_argument("--clients", default=clients)
     parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = server_arguments(argparse.ArgumentParser(description=__doc__,
+                                                      formatter_class=argparse.RawDescriptionHelpFormatter), "1,8,32")
+    parser.add_argument("--query-log-overhead", action="store_true",
+                        help="also measure the query log's cost (bench/querylog_overhead.py)")
     args = parser.parse_args(argv)
-    result = bench_search(args.alias, [int(c) for c in args.clients.split(",")], args.seconds, workers=args.workers)
+    clients = [int(c) for c in args.clients.split(",")]
+    result = bench_search(args.alias, clients, args.seconds, workers=args.workers)
+    if args.query_log_overhead:
+        from bench.querylog_overhead import bench_query_log
+
+        result["query_log"] = bench_query_log(args.alias, clients, args.seconds, workers=args.workers)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 

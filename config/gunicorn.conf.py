@@ -2,8 +2,8 @@
 
     gunicorn -c config/gunicorn.conf.py          # serves webapp.wsgi:app on PAPERSEARCH_BIND
 
-Each worker process imports the app itself (no preload), so each has its own Elasticsearch client and
-its own rate-limit window (the limit is per worker, see webapp/security.py).
+Each worker process imports the app itself (no preload), so each has its own Elasticsearch client and,
+with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit counts (webapp/security.py).
 """
 
 import multiprocessing
@@ -14,12 +14,15 @@ bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
-worker_class = "gthread"
+# gthread, answering an over-long URL with the API's JSON error instead of gunicorn's HTML page.
+worker_class = "webapp.server.JsonErrorThreadWorker"
 threads = int(os.environ.get("PAPERSEARCH_THREADS", 4))
 
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
 graceful_timeout = 20
 keepalive = 5
+# gunicorn's maximum: a 500-character Chinese query alone is 4.5 KB percent-encoded (the default is 4094).
+limit_request_line = 8190
 max_requests = 2000  # recycle workers now and then, jittered so they do not all restart together
 max_requests_jitter = 200
 preload_app = False
@@ -29,3 +32,55 @@ errorlog = "-"
 loglevel = os.environ.get("PAPERSEARCH_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = os.environ.get("PAPERSEARCH_FORWARDED_ALLOW_IPS", "127.0.0.1")
+
+# --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
+# Read through the app's own settings, so "off", "false", "0" mean the same here as in the app.
+from papersearch.logs import formatter_config  # noqa: E402
+from papersearch.settings import Settings  # noqa: E402
+
+_settings = Settings()
+
+# prometheus_client's multiprocess mode: every worker keeps its values in files in this directory and
+# /metrics adds them up. It must be in the environment before a worker imports prometheus_client; a
+# directory given in PROMETHEUS_MULTIPROC_DIR is used (and emptied at start) as is, else one is made
+# here and removed at exit.
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR") or ""
+_own_metrics_dir = False
+if _settings.metrics and not _metrics_dir:
+    import tempfile
+
+    _metrics_dir = tempfile.mkdtemp(prefix="papersearch-metrics-")
+    _own_metrics_dir = True
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
+
+
+def on_starting(server):
+    if _settings.metrics:  # values of an earlier run would be added to this one's
+        os.makedirs(_metrics_dir, exist_ok=True)
+        for name in os.listdir(_metrics_dir):
+            if name.endswith(".db"):
+                os.remove(os.path.join(_metrics_dir, name))
+
+
+def child_exit(server, worker):
+    if _settings.metrics:
+        from webapp.metrics import archive_dead_worker
+
+        archive_dead_worker(worker.pid, _metrics_dir)
+
+
+def on_exit(server):
+    if _own_metrics_dir:
+        import shutil
+
+        shutil.rmtree(_metrics_dir, ignore_errors=True)
+
+
+if _settings.log_format == "json":
+    # Replaces gunicorn's logging defaults section by section: its handlers use the formatter "generic";
+    # its loggers must not also propagate to the root's handler (every line would appear twice).
+    logconfig_dict = {
+        "formatters": {"generic": formatter_config("json")},
+        "loggers": {name: {"level": loglevel.upper(), "handlers": [handler], "propagate": False}
+                    for name, handler in (("gunicorn.error", "error_console"), ("gunicorn.access", "console"))},
+    }

@@ -6,6 +6,7 @@
   rollback          point the alias back at the previous complete version
   status            alias → index, versions and counts, analysis profile, cluster health, build lock
   prune             delete old versions beyond --keep and leftovers of killed builds
+  report            what people searched for and did not find (the query log); querylog prune
 
 Exit status: 0 ok; 1 failed; 2 bad usage; 3 finished but some records were rejected or failed
 (allow that with --allow-rejects).
@@ -16,6 +17,8 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+
+from indexer import querylog_admin
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REJECTS = 0, 1, 2, 3
 
@@ -45,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     cmd = sub.add_parser("prune", help="delete old versions")
     cmd.add_argument("--keep", type=int, help="complete versions to keep, the live one included")
     cmd.add_argument("--yes", action="store_true")
+    querylog_admin.add_parsers(sub)
     return parser
 
 

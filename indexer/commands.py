@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from indexer import operations, versions
+from indexer import operations, querylog_admin, versions
 from indexer.admin import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
 from indexer.build_lock import BuildLock, LockBusy
 from indexer.prepare import Producer
 from indexer.readers import SourceError
 from indexer.refusals import explain_refusal
 from indexer.rejects import RejectsWriter
+from papersearch import logs
+from papersearch.concepts import GlossaryError
 from papersearch.es import make_client
 from papersearch.paths import local_dir
 from papersearch.settings import Settings
@@ -76,6 +77,8 @@ def run(args: argparse.Namespace, settings: Settings, producer: Producer | None 
     alias = settings.alias
     if args.command in ("reindex", "add"):
         return _load_command(client, settings, args, producer)
+    if args.command in ("report", "querylog"):
+        return querylog_admin.run(args, settings, client, _confirm)
     if args.command == "delete":
         if not _confirm(f"delete {len(args.ids)} papers from {alias}?", args.yes):
             return EXIT_FAILED
@@ -113,12 +116,11 @@ def run(args: argparse.Namespace, settings: Settings, producer: Producer | None 
 
 def run_command(args: argparse.Namespace, producer: Producer | None = None) -> int:
     """Run one parsed command; `producer` is the reading already started for reindex/add."""
-    logging.basicConfig(level=logging.INFO, format="%(message)s")
-    logging.getLogger("elastic_transport").setLevel(logging.WARNING)  # one line per request is noise
     settings = Settings(**({"PAPERSEARCH_ALIAS": args.alias} if args.alias else {}))
+    logs.configure(settings.log_format, text_format="%(message)s")
     try:
         return run(args, settings, producer)
-    except SourceError as exc:
+    except (SourceError, GlossaryError) as exc:
         print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
     except LockBusy as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)

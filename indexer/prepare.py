@@ -25,6 +25,7 @@ from indexer.documents import DocumentBuilder
 from indexer.models import Paper
 from indexer.readers import Source, SourceError, located_records, open_source, sniff
 from indexer.rejects import Reject
+from papersearch import concepts
 from papersearch.taxonomy import Taxonomy
 
 CHUNK_DOCS = 1000
@@ -63,20 +64,29 @@ class Finished:
 
 @dataclass
 class Failed:
-    """The producer stopped: a SourceError (path, reason) or any other error (its traceback)."""
+    """The producer stopped: an unreadable source (path), a broken glossary (problems) or a bug (traceback)."""
 
-    path: str | None
     reason: str
+    path: str | None = None
+    problems: list[str] | None = None
+
+    def error(self) -> Exception:
+        if self.path is not None:
+            return SourceError(self.path, self.reason)
+        if self.problems is not None:
+            return concepts.GlossaryError(self.problems)
+        return RuntimeError(f"reading the sources failed:\n{self.reason}")
 
 
 def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], None]) -> None:
     """Read every source in order and put Chunks, then Finished (or Failed), with put()."""
-    builder = DocumentBuilder(taxonomy)
     unknown_before = Counter(taxonomy.unknown)
     dumps = orjson.dumps
     chunk = Chunk()
     done_bytes = 0
     try:
+        # Builds the concept matcher (about half a second): here, beside the admin's own start-up.
+        builder = DocumentBuilder(taxonomy)
         for source in sources:
             with open_source(source) as (raw, f):
                 for line, record in located_records(source, f, taxonomy):
@@ -100,14 +110,17 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], N
             put(chunk)
         put(Finished(dict(taxonomy.unknown - unknown_before)))
     except SourceError as exc:
-        put(Failed(exc.path, exc.reason))
+        put(Failed(exc.reason, path=exc.path))
+    except concepts.GlossaryError as exc:
+        put(Failed(str(exc), problems=exc.problems))
     except Exception:
-        put(Failed(None, traceback.format_exc()))
+        put(Failed(traceback.format_exc()))
 
 
 def check_sources(paths: list[Path], taxonomy: Taxonomy) -> list[Source]:
     """Each path as a Source (format and how to read it); fails before anything is written if one is
-    unreadable or of unknown format (SourceError)."""
+    unreadable or of unknown format (SourceError). A broken concept glossary (GlossaryError) stops the
+    producer before its first chunk, so no document is sent either."""
     return [sniff(path, taxonomy) for path in paths]
 
 
@@ -165,9 +178,7 @@ class Producer:
             item = self._get()
             if isinstance(item, Failed):
                 self._finished = Finished({})
-                if item.path is not None:
-                    raise SourceError(item.path, item.reason)
-                raise RuntimeError(f"reading the sources failed:\n{item.reason}")
+                raise item.error()
             if isinstance(item, Finished):
                 self._finished = item
                 if self._proc is not None:

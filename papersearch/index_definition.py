@@ -6,11 +6,12 @@ import copy
 import json
 import logging
 from functools import lru_cache
-from typing import Any, Literal
-
-from elasticsearch import Elasticsearch
+from typing import TYPE_CHECKING, Any, Literal
 
 from papersearch.paths import config_dir
+
+if TYPE_CHECKING:  # only a type here; the indexer's producer reads this file without the client
+    from elasticsearch import Elasticsearch
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +25,11 @@ def load() -> dict[str, Any]:
 
 def search_config() -> dict[str, Any]:
     return load()["search"]
+
+
+def concepts_config() -> dict[str, Any]:
+    """The concept glossary's file, the field papers are tagged into, and which fields are tagged."""
+    return load()["concepts"]
 
 
 def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:

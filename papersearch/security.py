@@ -1,26 +1,53 @@
-"""Roles and users of the stack, created idempotently with a superuser's client."""
+"""Roles and users of the stack, created idempotently with a superuser's client.
+
+`role_bodies` is the one definition of both roles: the local node writes it into the file realm's
+roles.yml (papersearch/localnode), a real cluster gets it through the security API (below).
+"""
 
 from __future__ import annotations
 
 from elasticsearch import Elasticsearch
 
-from papersearch import credentials
+from papersearch import credentials, querylog
 
 READER_ROLE = "papersearch_reader"
 WRITER_ROLE = "papersearch_writer"
 
+_LUCENE_RESERVED = set('.?+*|{}[]()"\\#@&<>~')
+
+
+def _wildcard_regex(pattern: str) -> str:
+    """An index wildcard pattern (`*`, `?`) as Lucene regexp syntax."""
+    return "".join(".*" if c == "*" else "." if c == "?" else ("\\" + c if c in _LUCENE_RESERVED else c)
+                   for c in pattern)
+
+
+def without_query_log(pattern: str) -> str:
+    """`pattern` minus the query log's indices, as a role index name (Lucene regexp between slashes).
+
+    The papers pattern `papers*` also covers `papersearch-querylog-*`; roles only ever add up, so the
+    query log's narrower privileges mean something only if the papers entry excludes it.
+    """
+    return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog.INDEX_PATTERN)})/"
+
 
 def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
+    papers = [without_query_log(p) for p in index_patterns]
+    log = [querylog.INDEX_PATTERN]
     return {
-        # The webapp searches and reads index metadata (alias checks) and cluster health, nothing else.
+        # The webapp searches and reads index metadata (alias checks) and cluster health; it appends to the
+        # query log and creates its daily index (create_doc alone cannot: DECISIONS.md "Query log").
         READER_ROLE: {
             "cluster": ["monitor"],
-            "indices": [{"names": index_patterns, "privileges": ["read", "view_index_metadata"]}],
+            "indices": [{"names": papers, "privileges": ["read", "view_index_metadata"]},
+                        {"names": log, "privileges": ["create_doc", "create_index"]}],
         },
-        # The indexer creates versioned indices, writes, swaps aliases and deletes old versions.
+        # The indexer creates versioned indices, writes, swaps aliases and deletes old versions; it reads
+        # the query log (report) and deletes its old daily indices (prune), never writes it.
         WRITER_ROLE: {
             "cluster": ["monitor"],
-            "indices": [{"names": index_patterns, "privileges": ["all"]}],
+            "indices": [{"names": papers, "privileges": ["all"]},
+                        {"names": log, "privileges": ["read", "delete_index"]}],
         },
     }
 

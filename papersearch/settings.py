@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from papersearch import credentials
+from papersearch import credentials, querylog
 from papersearch.paths import node_state_file
 
 
@@ -47,10 +47,18 @@ class Settings(BaseSettings):
     keep_indices: int = Field(default=2, ge=1, validation_alias="PAPERSEARCH_KEEP_INDICES")
     shards: int = Field(default=1, ge=1, validation_alias="PAPERSEARCH_SHARDS")
     replicas: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_REPLICAS")
-    # Webapp: requests per client IP and gunicorn worker ("off" disables), and how many reverse proxies
-    # in front may be trusted for X-Forwarded-For.
+    # Webapp: requests per client IP ("off" disables), counted in the storage (memory:// = per gunicorn
+    # worker, redis://host:6379 = shared), and how many reverse proxies in front may be trusted for
+    # X-Forwarded-For.
     rate_limit: str = Field(default="120/minute", validation_alias="PAPERSEARCH_RATE_LIMIT")
+    rate_limit_storage: str = Field(default="memory://", validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE")
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
+    # Operations (docs/operations.md): /metrics, the query log and its daily indices' base name, log lines.
+    metrics: bool = Field(default=True, validation_alias="PAPERSEARCH_METRICS")
+    query_log: bool = Field(default=True, validation_alias="PAPERSEARCH_QUERY_LOG")
+    query_log_index: str = Field(default=querylog.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
+                                 pattern=querylog.BASE_RE)
+    log_format: Literal["text", "json"] = Field(default="text", validation_alias="PAPERSEARCH_LOG_FORMAT")
 
     def url(self) -> str:
         return self.es_url or _local_url()

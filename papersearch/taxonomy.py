@@ -104,16 +104,20 @@ class Taxonomy:
         self.unknown[f"{area}{TOPIC_SEPARATOR}{subarea}" if subarea else area] += 1
         return False
 
+    def label_zh(self, area: str | None, subarea: str | None = None) -> str | None:
+        """The Chinese label of the area, or of the subarea when one is given; None when it is unknown."""
+        topic = self.canonical(area, subarea)
+        if topic is None:
+            return None
+        return self.subareas[(topic.area, topic.subarea)] if topic.subarea else self.areas[topic.area]
+
     def labels_zh(self, area: str | None, subarea: str | None = None) -> list[str]:
         """Chinese labels of the area and (if known) the subarea; empty for an unknown area."""
-        topic = self.canonical(area)
-        if topic is None:
+        area_zh = self.label_zh(area)
+        if area_zh is None:
             return []
-        labels = [self.areas[topic.area]]
-        sub = self.canonical(area, subarea) if subarea else None
-        if sub and sub.subarea:
-            labels.append(self.subareas[(sub.area, sub.subarea)])
-        return labels
+        sub_zh = self.label_zh(area, subarea) if subarea else None
+        return [area_zh, sub_zh] if sub_zh else [area_zh]
 
     def parse_topic_line(self, line: str) -> Topic | None:
         """Recognise "Area · Subarea" or "Area" as shown on listing pages (area must be known).

@@ -88,6 +88,16 @@ def alias(admin: Elasticsearch) -> Iterator[str]:
     delete_alias_indices(admin, name)
 
 
+@pytest.fixture
+def query_log_base(admin: Elasticsearch) -> Iterator[str]:
+    """A fresh query-log base name under the roles' pattern; its daily indices are deleted afterwards."""
+    from papersearch.querylog import DEFAULT_BASE
+
+    name = f"{DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
+    yield name
+    delete_alias_indices(admin, name)
+
+
 @pytest.fixture(scope="session")
 def sample_alias(cluster: Cluster, admin: Elasticsearch) -> Iterator[str]:
     """The shipped sample papers, loaded once by the real indexer. Read-only: do not modify it."""

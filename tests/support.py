@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -10,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import requests
 from elasticsearch import Elasticsearch
 
 from papersearch.settings import Settings
@@ -17,6 +24,7 @@ from papersearch.settings import Settings
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
+BIN = Path(sys.executable).parent
 
 
 @dataclass
@@ -38,7 +46,8 @@ class Cluster:
             ES_USERNAME=self.indexer[0], ES_PASSWORD=self.indexer[1],
             ES_WEB_USERNAME=self.web[0], ES_WEB_PASSWORD=self.web[1],
             PAPERSEARCH_ALIAS=alias,
-            **overrides,
+            # Off unless a test turns it on (tests/integration/test_querylog*.py, the click beacon's browser test).
+            **({"PAPERSEARCH_QUERY_LOG": "off"} | overrides),
         )
 
 
@@ -81,3 +90,51 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
         yield name, build_alias(cluster, name, sources, **settings_overrides)
     finally:
         delete_alias_indices(cluster.client("admin"), name)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int,
+             rate_limit: str = "100000/minute", **env: str) -> Iterator[tuple[subprocess.Popen, str]]:
+    """The production server: gunicorn with config/gunicorn.conf.py on a free port, serving `alias` as the
+    web user, ready when /readyz answers; stopped with SIGTERM afterwards. (process, base URL)
+    `env` adds variables; the query log is off unless given."""
+    port = free_port()
+    env = os.environ | {
+        "ES_URL": cluster.url,
+        "ES_WEB_USERNAME": cluster.web[0], "ES_WEB_PASSWORD": cluster.web[1],
+        "PAPERSEARCH_ALIAS": alias,
+        "PAPERSEARCH_BIND": f"127.0.0.1:{port}",
+        "PAPERSEARCH_RATE_LIMIT": rate_limit,
+        "PAPERSEARCH_QUERY_LOG": "off",
+        **env,
+    }
+    with log_path.open("w+") as log:
+        proc = subprocess.Popen([str(BIN / "gunicorn"), "-c", "config/gunicorn.conf.py", "--workers", str(workers)],
+                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                assert proc.poll() is None, f"gunicorn exited: {log_path.read_text()}"
+                try:
+                    if requests.get(base + "/readyz", timeout=5).status_code == 200:
+                        break
+                except requests.RequestException:  # not listening yet, or workers still booting
+                    pass
+                assert time.monotonic() < deadline, f"gunicorn not ready: {log_path.read_text()}"
+                time.sleep(0.2)
+            yield proc, base
+        finally:
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()

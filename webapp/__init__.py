@@ -1,33 +1,42 @@
 """The papersearch web application: server-rendered search pages and a JSON API.
 
     create_app()  →  one Elasticsearch client per process (the webapp's read-only identity, short
-                     timeout, no retry storm) and one SearchService over settings.alias.
+                     timeout, no retry storm), one SearchService over settings.alias, and the request
+                     argument models built from config/index.json (controllers/params.py).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Flask
 
+from papersearch import logs
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings
+from papersearch.text import has_cjk
 
-# Searches on this index take milliseconds; a cluster that does not answer within this is treated as
-# unavailable (503) rather than holding a worker thread.
-REQUEST_TIMEOUT = 2.0
+if TYPE_CHECKING:
+    from webapp.querylog import QueryLogWriter
+
+REQUEST_TIMEOUT = 2.0  # seconds; see DECISIONS.md "2 s Elasticsearch timeout in the webapp"
+QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the background)
 
 
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import i18n, security
+    from webapp import i18n, metrics, security
+    from webapp.controllers.events import Recorder
+    from webapp.controllers.params import RequestArgs
     from webapp.routes import api, errors, health, ui
 
     app = Flask(__name__)
-    app.config["SEARCH_CONFIG"] = search_config()
+    config = search_config()
+    app.config["SEARCH_CONFIG"] = config
+    app.extensions["request_args"] = RequestArgs(config)
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 3600
@@ -40,16 +49,29 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
                              retry_on_timeout=False)
         service = SearchService(client, settings.alias)
     app.extensions["search_service"] = service
+    app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None)
 
     i18n.init_app(app)  # first: later hooks (the 429 page) need the language
+    metrics.init_app(app, settings.metrics)  # before the limiter, so refused requests are timed too
     security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
-                      settings.trusted_proxies, on_limited=errors.rate_limited)
+                      settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint):
         app.register_blueprint(blueprint)
 
+    app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO)
+    if not logging.getLogger().handlers:  # gunicorn configures only its own loggers
+        logs.configure(settings.log_format)
     return app
+
+
+def _query_log_writer(settings: Settings) -> QueryLogWriter:
+    from webapp import metrics
+    from webapp.querylog import QueryLogWriter
+
+    # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
+    client = make_client("web", settings, request_timeout=QUERY_LOG_TIMEOUT, max_retries=0, retry_on_timeout=False)
+    return QueryLogWriter(client, settings.query_log_index, on_drop=metrics.querylog_dropped,
+                          on_written=metrics.querylog_written)

@@ -6,61 +6,48 @@ Fields ending in `_html` are already HTML-safe: escaped text whose only markup i
 
 from __future__ import annotations
 
-from typing import Literal
+import math
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from papersearch.index_definition import search_config
 
-_SEARCH = search_config()
-MAX_QUERY_LENGTH: int = _SEARCH["max_query_length"]
-PAGE_SIZES: tuple[int, ...] = tuple(_SEARCH["page_sizes"])
-DEFAULT_PAGE_SIZE: int = _SEARCH.get("default_page_size", PAGE_SIZES[0])
 
-SortName = Literal["relevance", "year", "title"]
+def _config_default(key: str) -> Any:
+    # Only for callers that build SearchParams themselves (tests, bench/); the controller always passes
+    # every field, from the config it was given.
+    return search_config()[key]
 
 
 class SearchParams(BaseModel):
-    """What the user asked for; controllers build it from the query string (ValidationError -> 400)."""
+    """What the user asked for, already validated and normalised by the controller (controllers/params.py)."""
 
-    q: str = Field(default="", max_length=MAX_QUERY_LENGTH)
+    q: str = ""
     areas: list[str] = []  # URL param "area" (repeatable)
     subareas: list[str] = []  # URL param "subarea" (repeatable), "Area > Subarea"
     years: list[int] = []  # URL param "year" (repeatable)
-    sort: SortName = "relevance"
-    page: int = Field(default=1, ge=1)
-    size: int = DEFAULT_PAGE_SIZE
-
-    @field_validator("q")
-    @classmethod
-    def _strip(cls, value: str) -> str:
-        return value.strip()
-
-    @field_validator("areas", "subareas")
-    @classmethod
-    def _clean_values(cls, values: list[str]) -> list[str]:
-        # Drop blanks and repeats (a link may carry the same value twice), keep the order.
-        out: list[str] = []
-        for value in (v.strip() for v in values):
-            if value and value not in out:
-                out.append(value)
-        return out
-
-    @field_validator("years")
-    @classmethod
-    def _unique_years(cls, values: list[int]) -> list[int]:
-        return list(dict.fromkeys(values))
-
-    @field_validator("size")
-    @classmethod
-    def _known_size(cls, value: int) -> int:
-        if value not in PAGE_SIZES:
-            raise ValueError(f"size must be one of {', '.join(map(str, PAGE_SIZES))}")
-        return value
+    sort: str = Field(default_factory=lambda: _config_default("default_sort"))
+    page: int = 1
+    size: int = Field(default_factory=lambda: _config_default("default_page_size"))
+    xl: bool = True  # URL param "xl": also search the glossary concepts in the other language (xl=0: as typed)
 
     @property
     def has_filters(self) -> bool:
         return bool(self.areas or self.subareas or self.years)
+
+    # --- paging: the one place that turns page and size into a window of results ---------------------
+
+    @property
+    def offset(self) -> int:
+        return (self.page - 1) * self.size
+
+    def is_too_deep(self, max_window: int) -> bool:
+        """Beyond Elasticsearch's result window: totals and facets only, no hits."""
+        return self.page * self.size > max_window
+
+    def page_count(self, total: int, max_window: int) -> int:
+        return math.ceil(min(total, max_window) / self.size)
 
 
 class Hit(BaseModel):
@@ -104,8 +91,18 @@ class Facet(BaseModel):
 
 class Suggestion(BaseModel):
     text: str
-    kind: Literal["title", "author"]
+    kind: Literal["concept", "title", "author"]
     id: str | None = None  # the paper, for title suggestions
+    other: str | None = None  # for a concept: its name in the other language
+
+
+class Expansion(BaseModel):
+    """A glossary concept recognised in the query and searched in both languages (docs/glossary.md)."""
+
+    typed: str  # what was typed for it
+    concepts: list[str]  # concept ids (several when the typed form is ambiguous)
+    also_searched: list[str]  # the names the results page shows ("contrastive learning")
+    forms: list[str]  # every form searched besides what was typed, both languages
 
 
 class SearchResult(BaseModel):
@@ -115,8 +112,14 @@ class SearchResult(BaseModel):
     hits: list[Hit]
     facets: list[Facet]
     did_you_mean: str | None = None
+    expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
+    # What ran besides the query as typed and changed what is shown, e.g. "typo" (typo-tolerant results),
+    # "did_you_mean" (a correction offered); a feature that relaxes or expands a search appends its own
+    # name ("relaxed", "cross_lingual", ...). Counted in /metrics and written to the query log.
+    fallbacks: list[str] = []
+    query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
 
 
 class SearchUnavailable(Exception):

@@ -57,6 +57,11 @@ def current() -> str:
     return getattr(g, "lang", DEFAULT)
 
 
+def pick(lang: str, en: str, zh: str | None) -> str:
+    """The Chinese form of a label on Chinese pages when there is one, else the English."""
+    return zh if lang == "zh" and zh else en
+
+
 def t(key: str, **values: object) -> str:
     return translate(current(), key, **values)
 
@@ -89,7 +94,7 @@ def init_app(app: Flask) -> None:
             "other_lang": "zh" if lang == "en" else "en",
             "explicit_lang": requested_lang(),
             "url_with_lang": url_with_lang,
-            "pick": lambda en, zh: zh if lang == "zh" and zh else en,
+            "pick": lambda en, zh: pick(lang, en, zh),
         }
 
 

@@ -1,73 +1,50 @@
-"""The OpenAPI 3.1 document of the JSON API, generated so that it cannot drift from the code:
-schemas come from the domain models, enums and limits from config/index.json."""
+"""The OpenAPI 3.1 document of the JSON API, generated so that it cannot drift from the code: query
+parameters come from the argument models that validate them (controllers/params.py), response bodies
+from the models the serializer sends (serializers/json.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from webapp.domain import Hit, SearchResult, Suggestion
+from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.events import BEACONS
+from webapp.controllers.params import RequestArgs
+from webapp.serializers.json import BODIES
 
 REF = "#/components/schemas/{model}"
 
 
-def _error(description: str) -> dict[str, Any]:
+def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
+    """One OpenAPI query parameter per field of an argument model (repeatable fields as `?a=1&a=2`)."""
+    schema = model.model_json_schema(ref_template=REF)
+    out = []
+    for name, prop in schema["properties"].items():
+        prop = {k: v for k, v in prop.items() if k not in ("title", "description")}
+        param: dict[str, Any] = {"name": name, "in": "query", "required": name in schema.get("required", ()),
+                                 "allowEmptyValue": True, "schema": prop}
+        if "description" in schema["properties"][name]:
+            param["description"] = schema["properties"][name]["description"]
+        if prop.get("type") == "array":
+            param |= {"style": "form", "explode": True}
+        out.append(param)
+    return out
+
+
+def _body(description: str, model: str) -> dict[str, Any]:
     return {"description": description,
-            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+            "content": {"application/json": {"schema": {"$ref": REF.format(model=model)}}}}
 
 
-def _ok(description: str, schema: dict[str, Any]) -> dict[str, Any]:
-    return {"description": description, "content": {"application/json": {"schema": schema}}}
-
-
-def _repeatable(name: str, description: str, item: dict[str, Any]) -> dict[str, Any]:
-    return {"name": name, "in": "query", "required": False, "description": description,
-            "style": "form", "explode": True, "schema": {"type": "array", "items": item}}
-
-
-def document(config: dict[str, Any]) -> dict[str, Any]:
-    _, defs = models_json_schema(
-        [(SearchResult, "serialization"), (Hit, "serialization"), (Suggestion, "serialization")],
-        ref_template=REF,
-    )
-    schemas = dict(defs.get("$defs", {}))
-    schemas["Error"] = {
-        "type": "object", "required": ["error"],
-        "properties": {"error": {"type": "object", "required": ["status", "code", "message"], "properties": {
-            "status": {"type": "integer"}, "code": {"type": "string"}, "message": {"type": "string"}}}},
-    }
-    schemas["Paper"] = {
-        "type": "object", "required": ["paper", "similar"],
-        "properties": {"paper": {"$ref": REF.format(model="Hit")},
-                       "similar": {"type": "array", "items": {"$ref": REF.format(model="Hit")}}},
-    }
-    schemas["Suggestions"] = {
-        "type": "object", "required": ["suggestions"],
-        "properties": {"suggestions": {"type": "array", "items": {"allOf": [
-            {"$ref": REF.format(model="Suggestion")},
-            {"type": "object", "properties": {"url": {"type": "string",
-                                                      "description": "Where choosing it leads"}}},
-        ]}}},
-    }
-    q = {"name": "q", "in": "query", "required": False,
-         "description": 'Query: words, "phrases", -excluded, author:"…", title:"…"',
-         "schema": {"type": "string", "maxLength": int(config["max_query_length"])}}
-    search_params = [
-        q,
-        _repeatable("area", "Topic area filter (repeatable; OR within the facet)", {"type": "string"}),
-        _repeatable("subarea", 'Subarea filter, "Area > Subarea" (repeatable)', {"type": "string"}),
-        _repeatable("year", "Year filter (repeatable)", {"type": "integer"}),
-        {"name": "sort", "in": "query", "required": False,
-         "schema": {"type": "string", "enum": list(config["sorts"]), "default": "relevance"}},
-        {"name": "page", "in": "query", "required": False,
-         "schema": {"type": "integer", "minimum": 1, "default": 1}},
-        {"name": "size", "in": "query", "required": False,
-         "schema": {"type": "integer", "enum": [int(s) for s in config["page_sizes"]],
-                    "default": int(config["default_page_size"])}},
-    ]
-    bad, unavailable = _error("Invalid parameter"), _error("Search is unavailable; retry later")
-    limited = _error("Too many requests from this client; see Retry-After")
+def document(request_args: RequestArgs) -> dict[str, Any]:
+    _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in BEACONS],
+                                 ref_template=REF)
+    bad, unavailable = _body("Invalid parameter", "Error"), _body("Search is unavailable; retry later", "Error")
+    limited = _body("Too many requests from this client; see Retry-After", "Error")
+    # Answered by the server before the app (webapp/server.py), whatever the path.
+    too_long = {"414": _body("The URL is longer than the server accepts (gunicorn's limit_request_line)", "Error")}
     return {
         "openapi": "3.1.0",
         "info": {"title": "papersearch API", "version": "1.0.0",
@@ -75,30 +52,44 @@ def document(config: dict[str, Any]) -> dict[str, Any]:
         "paths": {
             "/api/search": {"get": {
                 "operationId": "search", "summary": "Search papers (same parameters as the search page)",
-                "parameters": search_params,
-                "responses": {"200": _ok("Results, facets and paging", {"$ref": REF.format(model="SearchResult")}),
-                              "400": bad, "429": limited, "503": unavailable}}},
+                "parameters": query_parameters(request_args.search_model),
+                "responses": {"200": _body("Results, facets and paging", "SearchResult"),
+                              "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
-                "parameters": [{"name": "id", "in": "path", "required": True, "schema": {"type": "string"}}],
-                "responses": {"200": _ok("The paper", {"$ref": "#/components/schemas/Paper"}),
-                              "404": _error("No such paper"), "429": limited, "503": unavailable}}},
+                "parameters": [{"name": "id", "in": "path", "required": True,
+                                "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES}}],
+                "responses": {"200": _body("The paper", "Paper"), "404": _body("No such paper", "Error"),
+                              **too_long, "429": limited, "503": unavailable}}},
             "/api/suggest": {"get": {
                 "operationId": "suggest", "summary": "Title and author completions for a prefix",
-                "parameters": [q | {"description": "The prefix typed so far"}],
-                "responses": {"200": _ok("Suggestions", {"$ref": "#/components/schemas/Suggestions"}),
-                              "400": bad, "429": limited, "503": unavailable}}},
+                "parameters": query_parameters(request_args.suggest_model),
+                "responses": {"200": _body("Suggestions", "Suggestions"),
+                              "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/openapi.json": {"get": {
                 "operationId": "openapi", "summary": "This document",
                 "responses": {"200": {"description": "OpenAPI 3.1 document",
-                                      "content": {"application/json": {"schema": {"type": "object"}}}}}}},
+                                      "content": {"application/json": {"schema": {"type": "object"}}}},
+                              **too_long, "429": limited}}},
+            "/api/events": {"post": {
+                "operationId": "event", "summary": "What the search page reports with navigator.sendBeacon: a "
+                "followed result or a retyped query, for the query log (JSON, any content type)",
+                "requestBody": {"required": True, "content": {"application/json": {"schema": {
+                    "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
+                    "discriminator": {"propertyName": "type"}}}}},
+                "responses": {"204": {"description": "Accepted (written when the query log is on)"},
+                              "400": _body("Not a valid event, or sent from another site", "Error"),
+                              **too_long, "429": limited}}},
+            "/metrics": {"get": {
+                "operationId": "metrics", "summary": "Prometheus metrics (404 with PAPERSEARCH_METRICS=off)",
+                "responses": {"200": {"description": "Prometheus text format",
+                                      "content": {"text/plain": {"schema": {"type": "string"}}}}, **too_long}}},
             "/healthz": {"get": {
                 "operationId": "healthz", "summary": "The process is alive (no Elasticsearch call)",
-                "responses": {"200": _ok("Alive", {"type": "object"})}}},
+                "responses": {"200": _body("Alive", "Status"), **too_long}}},
             "/readyz": {"get": {
                 "operationId": "readyz", "summary": "The search alias can be queried",
-                "responses": {"200": _ok("Ready", {"type": "object"}),
-                              "503": _ok("Not ready", {"type": "object"})}}},
+                "responses": {"200": _body("Ready", "Status"), **too_long, "503": _body("Not ready", "Status")}}},
         },
-        "components": {"schemas": schemas},
+        "components": {"schemas": defs.get("$defs", {})},
     }

@@ -1,26 +1,26 @@
-"""Security headers on every response and per-client rate limiting.
+"""Security headers on every response, and per-client rate limiting with Flask-Limiter.
 
-The rate limiter is an in-process sliding window keyed by client IP. Each gunicorn worker keeps its
-own window, so the effective limit for one client is up to (limit × workers) when requests spread
-over workers; it is a guard against runaway clients, not an accounting tool. Behind a reverse proxy
-set PAPERSEARCH_TRUSTED_PROXIES (the number of proxies in front) so the client IP is taken from
-X-Forwarded-For instead of the proxy's address.
+The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one moving window per client
+IP over every page and API route; static files and the health probes are exempt. Counts live in
+PAPERSEARCH_RATE_LIMIT_STORAGE: `memory://` counts per gunicorn worker, `redis://host:6379` once for all
+workers and hosts (see DECISIONS.md "Rate limiting with Flask-Limiter"). Behind a reverse proxy set
+PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
 """
 
 from __future__ import annotations
 
 import math
-import re
-import threading
 import time
-from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from flask import Flask, Response, request
+from flask_limiter import Limiter, RateLimitExceeded
+from flask_limiter.util import get_remote_address
+from limits import parse_many
 
 RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
-EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz")  # probes and assets must never be throttled
+EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics")  # probes, scrapes, assets: never throttled
+DISABLED = ("", "0", "off", "none")
 
 CSP = "; ".join([
     "default-src 'self'",
@@ -43,79 +43,41 @@ HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 
-_PERIODS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
-_SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d*)\s*(second|minute|hour|day)s?\s*$")
+
+def rate_limit_spec(spec: str) -> str | None:
+    """The limit in Flask-Limiter's syntax ("120/minute", "10/second", "1000/5minutes"), None when disabled."""
+    if spec.strip().lower() in DISABLED:
+        return None
+    try:
+        parse_many(spec)
+    except ValueError:
+        raise ValueError(f"{RATE_LIMIT_ENV}: expected like '120/minute', got {spec!r}") from None
+    return spec.strip()
 
 
-@dataclass(frozen=True)
-class RateLimit:
-    requests: int
-    seconds: float
-
-    @classmethod
-    def parse(cls, spec: str) -> RateLimit | None:
-        """ "120/minute", "10/second", "1000/5minutes"... ; "0" or "off" disables the limit."""
-        if spec.strip().lower() in ("", "0", "off", "none"):
-            return None
-        match = _SPEC.match(spec.lower())
-        if not match:
-            raise ValueError(f"{RATE_LIMIT_ENV}: expected like '120/minute', got {spec!r}")
-        count, multiple, period = match.groups()
-        return cls(int(count), int(multiple or 1) * _PERIODS[period])
-
-
-class SlidingWindowLimiter:
-    """Timestamps of each client's recent requests; a request is allowed if fewer than `requests`
-    fall inside the last `seconds`. Idle clients are pruned so memory stays bounded."""
-
-    def __init__(self, limit: RateLimit, clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit = limit
-        self.clock = clock
-        self._hits: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-        self._next_prune = 0.0
-
-    def hit(self, key: str) -> float:
-        """Record a request; 0 if allowed, else the seconds until one would be allowed."""
-        now = self.clock()
-        window_start = now - self.limit.seconds
-        with self._lock:
-            if now >= self._next_prune:
-                self._prune(window_start)
-                self._next_prune = now + self.limit.seconds
-            hits = self._hits.setdefault(key, deque())
-            while hits and hits[0] <= window_start:
-                hits.popleft()
-            if len(hits) >= self.limit.requests:
-                return max(hits[0] - window_start, 0.001)
-            hits.append(now)
-            return 0.0
-
-    def _prune(self, window_start: float) -> None:
-        for key in [k for k, v in self._hits.items() if not v or v[-1] <= window_start]:
-            del self._hits[key]
-
-
-def init_app(app: Flask, rate_limit: str, trusted_proxies: int = 0,
+def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", trusted_proxies: int = 0,
              on_limited: Callable[[int], Response] | None = None) -> None:
-    limit = RateLimit.parse(rate_limit)
-    limiter = SlidingWindowLimiter(limit) if limit else None
-    app.extensions["rate_limiter"] = limiter
-
     if trusted_proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=trusted_proxies)  # type: ignore[method-assign]
 
-    if limiter is not None:
-        @app.before_request
-        def _rate_limit() -> Response | None:
-            if request.path.startswith(EXEMPT_PREFIXES):
-                return None
-            wait = limiter.hit(request.remote_addr or "unknown")
-            if not wait:
-                return None
-            retry_after = max(1, math.ceil(wait))
+    spec = rate_limit_spec(rate_limit)
+    if spec is not None:
+        limiter = Limiter(
+            get_remote_address, app=app, application_limits=[spec], storage_uri=storage_uri,
+            strategy="moving-window", headers_enabled=False,
+            # Unknown URLs count too (Flask-Limiter skips requests without an endpoint by default).
+            request_identifier=lambda: request.endpoint or "unmatched",
+        )
+        limiter.request_filter(lambda: request.path.startswith(EXEMPT_PREFIXES))
+        app.extensions["papersearch_limiter"] = limiter
+
+        @app.errorhandler(RateLimitExceeded)
+        def _limited(exc: RateLimitExceeded) -> Response:
+            current = limiter.current_limit
+            # window[0]: when the oldest counted request leaves the moving window (reset_at rounds up a second).
+            retry_after = max(1, math.ceil(current.window[0] - time.time())) if current else 1
             response = on_limited(retry_after) if on_limited else Response("Too Many Requests", 429)
             response.status_code = 429
             response.headers["Retry-After"] = str(retry_after)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from flask import Flask
+from support import delete_alias_indices
 from werkzeug.serving import make_server
 
+from papersearch import querylog
 from webapp import create_app
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -19,13 +24,38 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 @pytest.fixture(scope="session")
-def live_server(cluster, sample_alias) -> Iterator[str]:
-    app = create_app(cluster.settings(sample_alias), rate_limit="off")
+def live_query_log(admin) -> Iterator[str]:
+    """The base name of the query log the live server writes (its indices are deleted afterwards)."""
+    base = f"{querylog.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
+    yield base
+    delete_alias_indices(admin, base)
+
+
+@pytest.fixture(scope="session")
+def live_app(cluster, sample_alias, live_query_log) -> Iterator[Flask]:
+    """The app with its query log on, so every page runs querylog.js (console errors are checked)."""
+    app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on",
+                                      PAPERSEARCH_QUERY_LOG_INDEX=live_query_log), rate_limit="off")
+    yield app
+    app.extensions["recorder"].writer.close()
+
+
+@pytest.fixture(scope="session")
+def live_server(live_app) -> Iterator[str]:
+    app = live_app
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    url = f"http://127.0.0.1:{server.server_port}"
+    with app.test_client() as client:
+        # The first searches on a fresh alias warm the node's caches and can exceed the webapp's 2 s
+        # timeout on a loaded machine; the browser tests start once a search answers.
+        deadline = time.monotonic() + 60
+        while client.get("/api/search?q=warm").status_code != 200:
+            assert time.monotonic() < deadline, "the app never answered a search"
+            time.sleep(0.5)
     try:
-        yield f"http://127.0.0.1:{server.server_port}"
+        yield url
     finally:
         server.shutdown()
         thread.join(5)

@@ -155,3 +155,98 @@ def test_keyboard_focus_is_visible(page: Page, live_server):
     page.keyboard.press("Tab")
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline not in ("", "none")
+
+
+def test_chinese_query_finds_english_papers_says_so_and_links_to_the_search_as_typed(page: Page, live_server,
+                                                                                     artifacts):
+    errors = no_console_errors(page)
+    page.goto(live_server + "/?lang=zh")
+    box = page.get_by_label("搜索论文")
+    box.fill("扩散模型")
+    box.press("Enter")
+    notice = page.locator(".expansions")
+    expect(notice).to_contain_text("同时搜索了：")
+    expect(notice.locator(".expansion").first).to_have_text(re.compile(r"diffusion model", re.I))
+    expect(page.locator(".hit mark", has_text=re.compile(r"diffusion", re.I)).first).to_be_visible()
+    shot(page, artifacts, "12-crosslingual-notice")
+    page.get_by_role("link", name="只按输入搜索").click()
+    expect(page).to_have_url(re.compile(r"[?&]xl=0"))
+    expect(page.locator(".expansions")).to_contain_text("仅按输入的文字搜索。")
+    expect(page.locator(".hit mark", has_text=re.compile(r"diffusion", re.I))).to_have_count(0)
+    page.get_by_role("link", name="同时搜索另一种语言的术语").click()
+    expect(page).not_to_have_url(re.compile(r"xl=0"))
+    expect(page.locator(".expansions")).to_contain_text("同时搜索了：")
+    assert not errors, errors
+
+
+def test_autocomplete_offers_concepts_in_both_languages(page: Page, live_server):
+    page.goto(live_server + "/?lang=en")
+    box = page.get_by_label("Search papers")
+    box.press_sequentially("对比学")
+    option = page.locator(".suggestions li", has_text="对比学习").first
+    expect(option).to_contain_text("contrastive learning")
+    expect(option.locator(".kind")).to_have_text("Concept")
+    box.press("ArrowDown")
+    box.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]q=%E5%AF%B9%E6%AF%94%E5%AD%A6%E4%B9%A0"))
+    expect(page.locator(".expansions")).to_contain_text("Also searched: ")
+
+
+# --- keyboard paths: Tab to the control, then the keys a keyboard user would press ----------------------
+
+
+def tab_to(page: Page, selector: str, limit: int = 200) -> None:
+    """Press Tab until the focused element matches `selector` (fails after `limit` presses)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement && document.activeElement.matches(s)", selector):
+            return
+    raise AssertionError(f"Tab never reached {selector}")
+
+
+def test_search_by_keyboard(page: Page, live_server):
+    page.goto(live_server + "/")
+    tab_to(page, "#q")
+    page.keyboard.type("diffusion")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"[?&]q=diffusion"))
+    expect(page.locator(".hit mark").first).to_be_visible()
+
+
+def test_facets_by_keyboard(page: Page, live_server):
+    page.goto(live_server + "/?q=learning")
+    tab_to(page, "#filters a.facet-value")
+    label = page.evaluate("document.activeElement.querySelector('.facet-label').textContent")
+    page.keyboard.press("Space")  # a checkbox toggles with Space
+    expect(page).to_have_url(re.compile(r"area="))
+    selected = page.locator("#filters a.facet-value[aria-checked=true]")
+    expect(selected).to_have_count(1)
+    expect(selected).to_contain_text(label)
+    tab_to(page, "#filters a.facet-value[aria-checked=true]")
+    page.keyboard.press("Enter")  # and Enter follows the link, unselecting it
+    expect(page.locator("#filters a.facet-value[aria-checked=true]")).to_have_count(0)
+
+
+def test_pagination_by_keyboard(page: Page, live_server):
+    page.goto(live_server + "/?size=10")
+    tab_to(page, ".pagination a[aria-label='Page 2']")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(r"page=2"))
+    expect(page.locator("#results-summary")).to_contain_text("Showing 11–20 of 40 results")
+    tab_to(page, ".pagination a[rel=prev]")
+    page.keyboard.press("Enter")
+    expect(page.locator("#results-summary")).to_contain_text("Showing 1–10 of 40 results")
+
+
+def test_autocomplete_escape_closes_and_keeps_the_text(page: Page, live_server):
+    page.goto(live_server + "/")
+    tab_to(page, "#q")
+    page.keyboard.type("Haoy", delay=40)
+    listbox = page.get_by_role("listbox")
+    expect(listbox).to_be_visible()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("ArrowUp")
+    page.keyboard.press("Escape")
+    expect(listbox).to_be_hidden()
+    expect(page.locator("#q")).to_have_value("Haoy")
+    expect(page.locator("#q")).to_have_attribute("aria-expanded", "false")

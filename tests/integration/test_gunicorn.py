@@ -3,71 +3,28 @@ under concurrent load, then a graceful stop."""
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
-import subprocess
-import sys
-import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import psutil
 import pytest
 import requests
+from support import gunicorn
 
-ROOT = Path(__file__).resolve().parents[2]
-GUNICORN = Path(sys.executable).with_name("gunicorn")
 CLIENTS, REQUESTS_EACH = 8, 25
 PATHS = [
     "/", "/?q=language+models", "/?q=大语言模型&lang=zh", "/?area=Deep+Learning&size=25",
     "/?q=learning&sort=year&page=2", "/api/search?q=diffusion", "/api/search?area=Theory&sort=title",
-    "/api/suggest?q=Hao", "/suggest?q=lan", "/healthz", "/readyz", "/api/openapi.json",
+    "/api/suggest?q=Hao", "/api/suggest?q=lan", "/healthz", "/readyz", "/api/openapi.json",
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def server(cluster, sample_alias, tmp_path):
-    port = free_port()
-    env = os.environ | {
-        "ES_URL": cluster.url,
-        "ES_WEB_USERNAME": cluster.web[0], "ES_WEB_PASSWORD": cluster.web[1],
-        "PAPERSEARCH_ALIAS": sample_alias,
-        "PAPERSEARCH_BIND": f"127.0.0.1:{port}",
-        "PAPERSEARCH_RATE_LIMIT": "100000/minute",
-    }
-    log = (tmp_path / "gunicorn.log").open("w+")
-    proc = subprocess.Popen([str(GUNICORN), "-c", "config/gunicorn.conf.py", "--workers", "3"],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, f"gunicorn exited: {Path(log.name).read_text()}"
-            try:
-                if requests.get(base + "/readyz", timeout=5).status_code == 200:
-                    break
-            except requests.RequestException:  # not listening yet, or workers still booting
-                pass
-            assert time.monotonic() < deadline, f"gunicorn not ready: {Path(log.name).read_text()}"
-            time.sleep(0.2)
-        yield proc, base, Path(log.name)
-    finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
+    log = tmp_path / "gunicorn.log"
+    with gunicorn(cluster, sample_alias, log, workers=3) as (proc, base):
+        yield proc, base, log
 
 
 def client_run(base: str, offset: int) -> Counter:
@@ -104,3 +61,18 @@ def test_gunicorn_serves_concurrent_clients_without_errors(server):
     text = log.read_text()
     assert '"GET /api/search?q=diffusion HTTP/1.1" 200' in text  # access log on stdout
     assert "Traceback" not in text
+
+
+def test_over_long_urls_get_our_json_error(server):
+    _, base, log = server
+    chinese = ("大语言模型的推理加速方法" * 42)[:500]  # the longest query: 4.5 KB percent-encoded
+    assert requests.get(base + "/api/search", params={"q": chinese}, timeout=10).status_code == 200
+    for path in ("/api/search", "/api/suggest", "/"):
+        r = requests.get(base + path, params={"q": "x" * 9000}, timeout=10)
+        assert r.status_code == 414, path
+        assert r.headers["Content-Type"] == "application/json", path
+        assert r.json()["error"] == {"status": 414, "code": "uri_too_long", "message": "The address (URL) is too long."}
+        assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert requests.get(base + "/healthz", timeout=5).status_code == 200  # the workers carry on
+    assert "Traceback" not in log.read_text()
+

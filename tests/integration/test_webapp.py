@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from elasticsearch import AuthorizationException, Elasticsearch
+from limits.errors import ConfigurationError
 from support import ROOT, SAMPLE, loaded_alias, write_jsonl
 
 from papersearch.index_definition import search_config
@@ -355,13 +356,15 @@ def test_paper_page_has_full_abstract_links_and_similar(client):
 
 
 def test_suggest_json(client):
-    for path in ("/suggest?q=Haoy", "/api/suggest?q=Haoy"):
-        r = client.get(path)
-        assert r.status_code == 200 and r.mimetype == "application/json"
-        suggestions = r.get_json()["suggestions"]
-        author = next(s for s in suggestions if s["text"] == "Haoyun Jiang")
-        assert author["kind"] == "author" and "author" in author["url"]
-    assert client.get("/suggest?q=").get_json() == {"suggestions": []}
+    r = client.get("/api/suggest?q=Haoy")
+    assert r.status_code == 200 and r.mimetype == "application/json"
+    suggestions = r.get_json()["suggestions"]
+    author = next(s for s in suggestions if s["text"] == "Haoyun Jiang")
+    assert author["kind"] == "author" and query(author["url"]) == {"q": ['author:"Haoyun Jiang"']}
+    assert client.get("/api/suggest?q=").get_json() == {"suggestions": []}
+    assert client.get("/suggest?q=Haoy").status_code == 404  # one suggest route: the API's
+    # The page's autocomplete script asks the API route.
+    assert 'data-suggest-url="/api/suggest"' in client.get("/").get_data(as_text=True)
     title = client.get("/api/suggest?q=Cross-site").get_json()["suggestions"][0]
     assert title["kind"] == "title" and title["url"] == "/paper/xss-abstract"
 
@@ -394,9 +397,12 @@ def test_openapi_document(client):
     assert set(doc["paths"]) >= {"/api/search", "/api/papers/{id}", "/api/suggest", "/api/openapi.json",
                                  "/healthz", "/readyz"}
     params = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
-    assert set(params) == {"q", "area", "subarea", "year", "sort", "page", "size"}
+    assert set(params) == {"q", "area", "subarea", "year", "sort", "page", "size", "xl"}
     assert params["size"]["schema"]["enum"] == CONFIG["page_sizes"]
+    assert params["size"]["schema"]["default"] == CONFIG["default_page_size"]
     assert set(params["sort"]["schema"]["enum"]) == set(CONFIG["sorts"])
+    assert params["q"]["schema"]["maxLength"] == CONFIG["max_query_length"]
+    assert "pattern" in params["subarea"]["schema"]["items"]
     assert "SearchResult" in doc["components"]["schemas"]
     # Every $ref resolves inside the document.
     refs = re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', json.dumps(doc))
@@ -411,6 +417,7 @@ BAD = [
     ("page=abc", "must be a whole number"),
     ("size=7", "Page size 7 is not offered"),
     ("year=abc", "Year must be a whole number"),
+    ("year=1" + "0" * 30, "is outside 1–9999"),  # once a 500: too large for the client's JSON
     ("sort=random", "Unknown sort"),
     ("subarea=Nonsense", "must look like"),
     ("q=" + "a" * (CONFIG["max_query_length"] + 1), "The query is too long"),
@@ -572,6 +579,8 @@ def test_rate_limit_429_with_retry_after(cluster, web_alias, monkeypatch):
     r = client.get("/")
     assert r.status_code == 429 and "too quickly" in r.get_data(as_text=True)
     assert client.get("/healthz").status_code == 200  # probes are never throttled
+    assert client.get("/static/style.css").status_code == 200  # nor are assets
+    assert client.get("/no/such/page").status_code == 429  # unknown URLs count like the rest
     # Another client address has its own window.
     assert client.get("/api/search", environ_base={"REMOTE_ADDR": "10.1.2.3"}).status_code == 200
 
@@ -579,6 +588,14 @@ def test_rate_limit_429_with_retry_after(cluster, web_alias, monkeypatch):
     client = create_app(cluster.settings(web_alias)).test_client()
     assert [client.get("/healthz").status_code for _ in range(5)] == [200] * 5
     assert [client.get("/api/suggest?q=ab").status_code for _ in range(3)] == [200, 200, 429]
+
+
+def test_rate_limit_storage_comes_from_the_settings(cluster, web_alias):
+    settings = cluster.settings(web_alias, PAPERSEARCH_RATE_LIMIT_STORAGE="nosuchstore://x")
+    with pytest.raises(ConfigurationError, match="nosuchstore"):
+        create_app(settings, rate_limit="5/minute")
+    settings = cluster.settings(web_alias, PAPERSEARCH_RATE_LIMIT_STORAGE="memory://")
+    assert create_app(settings, rate_limit="5/minute").test_client().get("/api/search").status_code == 200
 
 
 def test_web_identity_cannot_write_or_delete(cluster, web_alias):

@@ -38,3 +38,19 @@ def test_packages_import_only_what_they_stand_on(package: str, forbidden: set[st
 def test_the_check_sees_imports() -> None:
     # Guards the test above against passing vacuously (e.g. a wrong root).
     assert "papersearch" in imported_packages("webapp")["webapp/services/search.py"]
+
+
+MAX_MODULE_LINES = 350
+
+
+def test_webapp_modules_stay_small() -> None:
+    sizes = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "webapp").rglob("*.py")}
+    assert sizes and {m: n for m, n in sizes.items() if n > MAX_MODULE_LINES} == {}
+
+
+def test_api_routes_do_not_reach_into_the_page_routes() -> None:
+    # Shared helpers live in webapp/views and webapp/serializers, not in another blueprint's privates.
+    tree = ast.parse((ROOT / "webapp" / "routes" / "api.py").read_text(encoding="utf-8"))
+    modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "webapp.routes.errors" in modules and "webapp.routes.ui" not in modules

@@ -68,6 +68,8 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "heading",
         "suggest",
         "topic_known",
+        "concepts",
+        "languages",
     }
     assert set(doc) == expected
 
@@ -97,3 +99,19 @@ def test_document_carries_the_paper_as_validated(taxonomy: Taxonomy) -> None:
                   topic_area="Theory", topic_subarea="Game Theory", source="f.jsonl")
     doc = DocumentBuilder(taxonomy).build(paper)
     assert {k: doc[k] for k in Paper.model_fields} == paper.model_dump()
+
+
+def test_document_carries_the_concepts_the_paper_names_in_either_language(taxonomy: Taxonomy) -> None:
+    paper = Paper(title="Contrastive learning for graph neural networks", abstract_zh="我们研究联邦学习。",
+                  keywords=["knowledge distillation"])
+    doc = to_document(paper, taxonomy)
+    assert set(doc["concepts"]) >= {"contrastive_learning", "graph_neural_network", "federated_learning",
+                                    "knowledge_distillation"}
+    assert "neural_network" not in doc["concepts"]
+    assert to_document(Paper(title="An organ atlas"), taxonomy)["concepts"] == []
+
+
+def test_document_says_which_languages_the_paper_is_written_in(taxonomy: Taxonomy) -> None:
+    assert to_document(Paper(title="T"), taxonomy)["languages"] == ["en"]
+    assert to_document(Paper(abstract_zh="摘要"), taxonomy)["languages"] == ["zh"]
+    assert to_document(Paper(title="T", title_zh="标题"), taxonomy)["languages"] == ["en", "zh"]

@@ -117,3 +117,18 @@ def test_closing_stops_a_producer_process_that_nobody_reads(taxonomy: Taxonomy, 
     assert producer.next() is not None
     producer.close()
     assert producer._proc is not None and not producer._proc.is_alive()
+
+
+@pytest.mark.parametrize("process", [False, True])
+def test_a_broken_glossary_stops_the_producer_before_any_chunk(taxonomy: Taxonomy, process: bool,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from papersearch import concepts
+
+    def broken(*args):
+        raise concepts.GlossaryError(["concepts.tsv:7: en: empty form"])
+
+    monkeypatch.setattr(concepts, "matcher", broken)
+    with Producer([sniff(SAMPLE, taxonomy)], taxonomy, process=process) as producer, \
+            pytest.raises(concepts.GlossaryError) as info:
+        producer.next()
+    assert info.value.problems == ["concepts.tsv:7: en: empty form"]

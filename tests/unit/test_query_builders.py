@@ -6,7 +6,9 @@ import pytest
 
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
+from webapp.services import facet_queries as fq
 from webapp.services import query_builders as qb
+from webapp.services import request_parts as rp
 from webapp.services.query_parser import Clause, parse_query
 
 CONFIG = search_config()
@@ -134,17 +136,17 @@ def test_user_text_never_reaches_query_string():
 
 def test_no_filters_no_post_filter():
     params = SearchParams()
-    assert qb.facet_filters(params, CONFIG) == {}
+    assert fq.facet_filters(params, CONFIG) == {}
     assert "post_filter" not in qb.search_body(parse_query(""), params, CONFIG)
 
 
 def test_topic_filter_subarea_narrows_its_area():
-    f = qb.topic_filter(["Deep Learning", "Theory"], ["Deep Learning > Theory"], CONFIG)
+    f = fq.topic_filter(["Deep Learning", "Theory"], ["Deep Learning > Theory"], CONFIG)
     assert f == {"bool": {"should": [{"terms": {"topic_area": ["Theory"]}},
                                      {"terms": {"topic_path": ["Deep Learning > Theory"]}}],
                           "minimum_should_match": 1}}
-    assert qb.topic_filter(["Theory"], [], CONFIG) == {"terms": {"topic_area": ["Theory"]}}
-    assert qb.topic_filter([], [], CONFIG) is None
+    assert fq.topic_filter(["Theory"], [], CONFIG) == {"terms": {"topic_area": ["Theory"]}}
+    assert fq.topic_filter([], [], CONFIG) is None
 
 
 def test_facets_are_disjunctive():
@@ -161,7 +163,7 @@ def test_facets_are_disjunctive():
 
 
 def test_topic_aggregation_is_hierarchical():
-    agg = qb.topic_aggregation(CONFIG, {})
+    agg = fq.topic_aggregation(CONFIG, {})
     assert agg["filter"] == {"match_all": {}}
     areas = agg["aggs"]["values"]
     assert areas["terms"] == {"field": "topic_area", "size": 50}
@@ -177,6 +179,14 @@ def test_sort_from_config(sort):
     assert body["sort"] == CONFIG["sorts"][sort]
 
 
+def test_page_count_stops_at_the_result_window():
+    window = CONFIG["max_result_window"]
+    assert SearchParams(size=10).page_count(43, window) == 5
+    assert SearchParams(size=10).page_count(0, window) == 0
+    assert SearchParams(size=25).page_count(10 * window, window) == window // 25
+    assert SearchParams(page=3, size=25).offset == 50
+
+
 def test_pagination_and_exact_totals():
     body = qb.search_body(parse_query("x"), SearchParams(page=3, size=25), CONFIG)
     assert (body["from"], body["size"], body["track_total_hits"]) == (50, 25, True)
@@ -185,18 +195,18 @@ def test_pagination_and_exact_totals():
 
 def test_too_deep_asks_for_counts_only():
     params = SearchParams(page=CONFIG["max_result_window"] // 10 + 1, size=10)
-    assert qb.is_too_deep(params, CONFIG)
+    assert params.is_too_deep(CONFIG["max_result_window"])
     body = qb.search_body(parse_query("x"), params, CONFIG)
     assert (body["from"], body["size"]) == (0, 0) and "highlight" not in body and body["aggs"]
-    assert not qb.is_too_deep(SearchParams(page=CONFIG["max_result_window"] // 10, size=10), CONFIG)
+    assert not SearchParams(page=CONFIG["max_result_window"] // 10, size=10).is_too_deep(CONFIG["max_result_window"])
 
 
 def test_spelling_check_only_for_latin_words():
-    assert qb.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
+    assert rp.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
     body = qb.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG)
     assert body["suggest"]["text"] == "diffsuion"
-    assert {s["term"]["field"] for k, s in body["suggest"].items() if k != "text"} == set(qb.SPELL_FIELDS)
-    known = body["aggs"][qb.KNOWN_WORDS_AGG]
+    assert {s["term"]["field"] for k, s in body["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
+    known = body["aggs"][rp.KNOWN_WORDS_AGG]
     assert "global" in known and "fuzziness" not in json.dumps(known)
     assert "suggest" not in qb.search_body(parse_query("模型"), SearchParams(), CONFIG)
 
@@ -208,9 +218,9 @@ def test_count_body_includes_filters():
 
 
 def test_completion_and_more_like_this():
-    assert qb.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
+    assert rp.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
         "field": "suggest", "size": 8, "skip_duplicates": True}}}
-    mlt = qb.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
+    mlt = rp.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
     assert mlt["fields"] == CONFIG["similar_fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
 
 

@@ -53,6 +53,16 @@ def test_repeated_subarea_names_are_keyed_by_area(taxonomy: Taxonomy) -> None:
     assert taxonomy.canonical("Optimization", "Large Language Models") is None
 
 
+def test_one_chinese_label_lookup(taxonomy: Taxonomy) -> None:
+    assert taxonomy.label_zh("deep learning") == "深度学习"
+    assert taxonomy.label_zh("Deep Learning", "Theory") == "理论"
+    assert taxonomy.label_zh("Theory", "Deep Learning") == "深度学习"
+    assert taxonomy.label_zh("Deep Learning", "Knitting") is None  # unknown subarea of a known area
+    assert taxonomy.label_zh("Basket Weaving") is None and taxonomy.label_zh(None) is None
+    assert taxonomy.labels_zh("Deep Learning", "Knitting") == ["深度学习"]
+    assert taxonomy.labels_zh("Basket Weaving", "Theory") == []
+
+
 def test_canonical_is_case_insensitive(taxonomy: Taxonomy) -> None:
     assert taxonomy.canonical(" deep   LEARNING ", "large language models") == Topic(
         "Deep Learning", "Large Language Models"

@@ -8,28 +8,34 @@ from __future__ import annotations
 
 import logging
 from http import HTTPStatus
-from typing import Any
+from typing import Any, Literal
 
 from werkzeug.datastructures import MultiDict
 
-from webapp.controllers.params import parse_prefix, parse_search_args
+from papersearch.querylog import Source
+from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.events import Recorder
+from webapp.controllers.params import RequestArgs
 from webapp.domain import Hit, SearchResult, Suggestion
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)
 
-MAX_ID_LENGTH = 512  # ids are at most 512 UTF-8 bytes (indexer.models)
 SIMILAR_COUNT = 5
+SUGGESTION_COUNT = 8
 
 
-def search(service: SearchService, args: MultiDict, config: dict[str, Any]) -> tuple[SearchResult, int]:
-    params = parse_search_args(args, config)
-    return service.search(params), HTTPStatus.OK
+def search(service: SearchService, args: MultiDict, request_args: RequestArgs, recorder: Recorder,
+           source: Source, lang: str) -> tuple[SearchResult, int]:
+    """The search, counted in /metrics and written to the query log (which gives it its query_id)."""
+    result = service.search(request_args.search(args))
+    recorder.search(result, source, lang)
+    return result, HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:
     """{"paper": Hit | None, "similar": [Hit]}; 404 when there is no such paper."""
-    if not paper_id or len(paper_id.encode()) > MAX_ID_LENGTH:
+    if not paper_id or len(paper_id.encode()) > MAX_ID_BYTES:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
     hit: Hit | None = service.get_paper(paper_id)
     if hit is None:
@@ -37,20 +43,19 @@ def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:
     return {"paper": hit, "similar": service.similar(paper_id, size=SIMILAR_COUNT)}, HTTPStatus.OK
 
 
-def suggest(service: SearchService, args: MultiDict, config: dict[str, Any],
-            size: int = 8) -> tuple[list[Suggestion], int]:
-    prefix = parse_prefix(args, config)
+def suggest(service: SearchService, args: MultiDict, request_args: RequestArgs) -> tuple[list[Suggestion], int]:
+    prefix = request_args.suggest(args)
     if not prefix:
         return [], HTTPStatus.OK
-    return service.suggest(prefix, size=size), HTTPStatus.OK
+    return service.suggest(prefix, size=SUGGESTION_COUNT), HTTPStatus.OK
 
 
-def readiness(service: SearchService) -> tuple[dict[str, str], int]:
+def readiness(service: SearchService) -> tuple[Literal["ready", "unavailable"], int]:
     try:
         ready = service.ready()
     except Exception:  # readiness must answer, whatever the cluster does
         log.exception("readiness check failed")
         ready = False
     if ready:
-        return {"status": "ready"}, HTTPStatus.OK
-    return {"status": "unavailable"}, HTTPStatus.SERVICE_UNAVAILABLE
+        return "ready", HTTPStatus.OK
+    return "unavailable", HTTPStatus.SERVICE_UNAVAILABLE

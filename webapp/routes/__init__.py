@@ -6,11 +6,21 @@ from typing import Any
 
 from flask import current_app
 
+from webapp.controllers.events import Recorder
+from webapp.controllers.params import RequestArgs
 from webapp.services.search import SearchService
 
 
 def service() -> SearchService:
     return current_app.extensions["search_service"]
+
+
+def recorder() -> Recorder:
+    return current_app.extensions["recorder"]
+
+
+def request_args() -> RequestArgs:
+    return current_app.extensions["request_args"]
 
 
 def search_config() -> dict[str, Any]:

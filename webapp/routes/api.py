@@ -1,38 +1,50 @@
-"""JSON API: the same parameters and meaning as the search page."""
+"""JSON API: the same parameters and meaning as the search page; autocomplete for the page's script."""
 
 from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
-from webapp import openapi
+from webapp import i18n, openapi
 from webapp.controllers import search as controller
-from webapp.routes import search_config, service
-from webapp.routes.ui import _suggestion_json
+from webapp.controllers.events import MAX_BEACON_BYTES
+from webapp.controllers.params import ParamError
+from webapp.routes import recorder, request_args, service
+from webapp.routes.errors import error_response
+from webapp.serializers import json as to_json
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 
 @blueprint.get("/search")
 def search():
-    result, status = controller.search(service(), request.args, search_config())
-    return jsonify(result.model_dump(mode="json")), status
+    result, status = controller.search(service(), request.args, request_args(), recorder(), "api", i18n.current())
+    return jsonify(to_json.result(result)), status
+
+
+@blueprint.post("/events")
+def events():
+    """The search page's beacons (navigator.sendBeacon): a result click or a retyped query, as JSON."""
+    # Browsers say where a request comes from; another site's page must not feed our query log.
+    if request.headers.get("Sec-Fetch-Site", "same-origin") not in ("same-origin", "none"):
+        raise ParamError("error.event", detail="sent from another site")
+    recorder().beacon(request.stream.read(MAX_BEACON_BYTES + 1))  # never more than a beacon can be
+    return "", 204
 
 
 @blueprint.get("/papers/<path:paper_id>")
 def paper(paper_id: str):
     data, status = controller.paper(service(), paper_id)
     if data["paper"] is None:
-        return jsonify(error={"status": 404, "code": "not_found", "message": f"no paper with id {paper_id!r}"}), 404
-    return jsonify(paper=data["paper"].model_dump(mode="json"),
-                   similar=[h.model_dump(mode="json") for h in data["similar"]]), status
+        return error_response(404, "error.no_paper", id=paper_id[:200])
+    return jsonify(to_json.paper(data["paper"], data["similar"])), status
 
 
 @blueprint.get("/suggest")
 def suggest():
-    suggestions, status = controller.suggest(service(), request.args, search_config())
-    return jsonify(suggestions=[_suggestion_json(s) for s in suggestions]), status
+    suggestions, status = controller.suggest(service(), request.args, request_args())
+    return jsonify(to_json.suggestions(suggestions)), status
 
 
 @blueprint.get("/openapi.json")
 def openapi_document():
-    return jsonify(openapi.document(search_config()))
+    return jsonify(openapi.document(request_args()))

@@ -1,4 +1,4 @@
-"""App-wide error handlers: JSON under /api (and for /suggest, /healthz, /readyz), HTML pages elsewhere.
+"""App-wide error handlers: JSON under /api (and for /healthz, /readyz), HTML pages elsewhere.
 
 No handler ever shows a stack trace; unexpected errors are logged with one.
 """
@@ -13,13 +13,14 @@ from werkzeug.exceptions import HTTPException
 from webapp import i18n
 from webapp.controllers.params import ParamError
 from webapp.domain import BadQuery, SearchUnavailable
+from webapp.serializers import json as to_json
 
 log = logging.getLogger(__name__)
 
-JSON_PREFIXES = ("/api/", "/suggest", "/healthz", "/readyz")
+JSON_PREFIXES = ("/api/", "/healthz", "/readyz")
 RETRY_AFTER_UNAVAILABLE = 5
-CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 429: "too_many_requests",
-         500: "internal_error", 503: "unavailable"}
+CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 414: "uri_too_long",
+         429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
 
 def wants_json() -> bool:
@@ -30,7 +31,7 @@ def error_response(status: int, key: str, **values: object) -> Response:
     """JSON messages are always English (stable for API clients); pages use the UI language."""
     if wants_json():
         message = i18n.translate("en", key, **values)
-        response = jsonify(error={"status": status, "code": CODES.get(status, "error"), "message": message})
+        response = jsonify(to_json.error(status, CODES.get(status, "error"), message))
     else:
         title = i18n.t(f"error.title.{status}" if status in CODES else "error.title.other")
         try:

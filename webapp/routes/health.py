@@ -6,16 +6,17 @@ from flask import Blueprint, jsonify
 
 from webapp.controllers import search as controller
 from webapp.routes import service
+from webapp.serializers import json as to_json
 
 blueprint = Blueprint("health", __name__)
 
 
 @blueprint.get("/healthz")
 def healthz():
-    return jsonify(status="ok")
+    return jsonify(to_json.status("ok"))
 
 
 @blueprint.get("/readyz")
 def readyz():
-    data, status = controller.readiness(service())
-    return jsonify(data), status
+    state, status = controller.readiness(service())
+    return jsonify(to_json.status(state)), status

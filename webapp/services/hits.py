@@ -59,11 +59,7 @@ def snippet_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> st
 
 def topic_labels(source: dict[str, Any], taxonomy: Taxonomy) -> tuple[str | None, str | None]:
     area, subarea = source.get("topic_area"), source.get("topic_subarea")
-    known = taxonomy.canonical(area)
-    area_zh = taxonomy.areas[known.area] if known else None
-    sub = taxonomy.canonical(area, subarea) if subarea else None
-    sub_zh = taxonomy.subareas[(sub.area, sub.subarea)] if sub and sub.subarea else None
-    return area_zh, sub_zh
+    return taxonomy.label_zh(area), taxonomy.label_zh(area, subarea) if subarea else None
 
 
 def to_hit(raw: dict[str, Any], taxonomy: Taxonomy, *, full_abstract: bool = False) -> Hit:

@@ -1,35 +1,32 @@
-"""Elasticsearch request pieces, one small pure function per concern, all driven by config/index.json.
+"""The scoring query from the parsed search box, and the whole search request built around it.
 
-User text only ever reaches Elasticsearch inside match / match_phrase / multi_match / intervals
-queries (never query_string), so no query syntax can be injected.
+One small pure function per concern, all driven by config/index.json; facets are in facet_queries.py,
+sort/paging/highlight/suggestions in request_parts.py. User text only ever reaches Elasticsearch inside
+match / match_phrase / multi_match / intervals queries, never query_string (see DECISIONS.md "User text
+never becomes query syntax").
 """
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from typing import Any
 
-from papersearch.taxonomy import PATH_SEPARATOR
+from papersearch.index_definition import concepts_config
 from papersearch.text import has_cjk
 from webapp.domain import SearchParams
-from webapp.services.query_parser import Clause, ParsedQuery
+from webapp.services import facet_queries as fq
+from webapp.services import request_parts as rp
+from webapp.services.expansion import Expansion
+from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
 Query = dict[str, Any]
 
 FUZZY_MIN_LENGTH = 5  # shorter words have too many one-edit neighbours
-# Four-letter words get one edit in author names only (Zeev → Ze'ev, Jain → Jian): names are often typed
-# in another spelling, and the prefix_length keeps Dong from matching Yong.
+# Four-letter words: one edit in author names only (Zeev → Ze'ev); prefix_length keeps Dong from Yong.
 AUTHOR_FUZZY_MIN_LENGTH = 4
 FUZZY_BOOST = 0.2  # a fuzzy match only ranks below every exact one
-# Up to three words: all must match; four to eight: three quarters; more (a question, a pasted sentence):
-# 60%, so a few words the paper does not use ("when does … make …") do not empty the results.
+# see DECISIONS.md "Word matching: AND for short queries, most words for long ones"
 MANY_TERMS = "3<75% 8<60%"
-SPELL_MIN_LENGTH = 4
-SPELL_MAX_WORDS = 6  # each checked word costs a whole-index count
-# Unstemmed text fields: their terms are real words, fit to be offered as corrections.
-SPELL_FIELDS = ("title.exact", "abstract.exact", "authors")
-KNOWN_WORDS_AGG = "known_words"
-_LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
 # --- text --------------------------------------------------------------------------------------------
@@ -77,7 +74,7 @@ def term_clause(term: str, config: dict, fuzzy: bool = True) -> Query:
 def fuzzy_clause(term: str, config: dict) -> Query | None:
     """A low-boost typo/inflection fallback for longer alphabetic words (never for Chinese); for
     four-letter words only over author names."""
-    if len(term) < AUTHOR_FUZZY_MIN_LENGTH or has_cjk(term) or not _LATIN_WORD.fullmatch(term):
+    if len(term) < AUTHOR_FUZZY_MIN_LENGTH or has_cjk(term) or not LATIN_WORD.fullmatch(term):
         return None
     if len(term) < FUZZY_MIN_LENGTH:
         fields = {name: config["query_fields"].get(name, 1) for name in config["field_aliases"]["author"]}
@@ -136,7 +133,7 @@ def author_clause(clause: Clause, config: dict) -> Query:
     fields = config["field_aliases"]["author"]
     alternatives: list[Query] = [phrase_clause(clause.text, fields, slop=1)]
     parts = clause.text.split()
-    if not has_cjk(clause.text) and all(_LATIN_WORD.fullmatch(p) for p in parts):
+    if not has_cjk(clause.text) and all(LATIN_WORD.fullmatch(p) for p in parts):
         # The keyword analyzer leaves the (already lowercased) term alone, whatever the field's analyzer.
         rules = [{"fuzzy": {"term": p.casefold(), "fuzziness": "AUTO", "analyzer": "keyword"}} for p in parts]
         rule = rules[0] if len(rules) == 1 else {"all_of": {"intervals": rules, "ordered": False, "max_gaps": 1}}
@@ -175,11 +172,13 @@ def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
     return out
 
 
-def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True) -> Query:
-    """The scoring query (no facet filters: those go into post_filter)."""
+def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
+    """The scoring query (no facet filters: those go into post_filter), with the concepts recognised
+    in the words searched in both languages."""
     must: list[Query] = []
     should: list[Query] = []
-    text = text_clause(parsed.terms, config, fuzzy)
+    text = expanded_text_clause(parsed.terms, list(expansions), config, fuzzy)
     if text:
         must.append(text)
     must += phrase_clauses(parsed.phrases, config)
@@ -200,182 +199,135 @@ def build_query(parsed: ParsedQuery, config: dict, fuzzy: bool = True) -> Query:
     return {"bool": query}
 
 
-# --- facets ------------------------------------------------------------------------------------------
-
-
-def facet_config(config: dict, name: str) -> dict:
-    return next(f for f in config["facets"] if f["name"] == name)
-
-
-def topic_filter(areas: list[str], subareas: list[str], config: dict) -> Query | None:
-    """Selected areas OR selected subareas; a subarea selected under an area narrows that area."""
-    area_level, sub_level = facet_config(config, "topic")["levels"]
-    refined = {s.split(PATH_SEPARATOR, 1)[0] for s in subareas}
-    whole_areas = [a for a in areas if a not in refined]
-    should: list[Query] = []
-    if whole_areas:
-        should.append({"terms": {area_level["field"]: whole_areas}})
-    if subareas:
-        should.append({"terms": {sub_level["field"]: subareas}})
-    if not should:
-        return None
-    return should[0] if len(should) == 1 else {"bool": {"should": should, "minimum_should_match": 1}}
-
-
-def year_filter(years: list[int], config: dict) -> Query | None:
-    return {"terms": {facet_config(config, "year")["field"]: years}} if years else None
-
-
-def facet_filters(params: SearchParams, config: dict) -> dict[str, Query]:
-    """Active filters by facet name (only facets with a selection)."""
-    filters = {
-        "topic": topic_filter(params.areas, params.subareas, config),
-        "year": year_filter(params.years, config),
-    }
-    return {name: f for name, f in filters.items() if f is not None}
-
-
-def post_filter(filters: dict[str, Query]) -> Query | None:
-    """Facet filters apply to hits after aggregation, so facet counts can ignore their own filter."""
-    if not filters:
-        return None
-    return {"bool": {"filter": list(filters.values())}}
-
-
-def _except(filters: dict[str, Query], name: str) -> Query:
-    others = [f for n, f in filters.items() if n != name]
-    return {"bool": {"filter": others}} if others else {"match_all": {}}
-
-
-def topic_aggregation(config: dict, filters: dict[str, Query]) -> Query:
-    """Areas, and under each area its subareas (topic_path values "Area > Subarea")."""
-    area_level, sub_level = facet_config(config, "topic")["levels"]
-    return {
-        "filter": _except(filters, "topic"),
-        "aggs": {"values": {
-            "terms": {"field": area_level["field"], "size": area_level["size"]},
-            "aggs": {"children": {"terms": {"field": sub_level["field"], "size": sub_level["size"]}}},
-        }},
-    }
-
-
-def terms_aggregation(facet: dict, filters: dict[str, Query]) -> Query:
-    return {
-        "filter": _except(filters, facet["name"]),
-        "aggs": {"values": {"terms": {"field": facet["field"], "size": facet["size"]}}},
-    }
-
-
-def aggregations(config: dict, filters: dict[str, Query]) -> Query:
-    """One filter aggregation per facet, each under every active filter except its own (disjunctive)."""
-    aggs: Query = {}
-    for facet in config["facets"]:
-        if facet["type"] == "hierarchy":
-            aggs[facet["name"]] = topic_aggregation(config, filters)
-        else:
-            aggs[facet["name"]] = terms_aggregation(facet, filters)
-    return aggs
-
-
-# --- sorting, paging, highlighting, suggestions ------------------------------------------------------
-
-
-def sort_clause(sort: str, config: dict) -> list[Query]:
-    return config["sorts"][sort]
-
-
-def is_too_deep(params: SearchParams, config: dict) -> bool:
-    return params.page * params.size > config["max_result_window"]
-
-
-def pagination(params: SearchParams, config: dict) -> Query:
-    if is_too_deep(params, config):
-        return {"from": 0, "size": 0}  # totals and facets only
-    return {"from": (params.page - 1) * params.size, "size": params.size}
-
-
-def highlight(parsed: ParsedQuery, config: dict) -> Query:
-    """Highlight what the words matched, not the typo fallback: marking every fuzzy expansion costs
-    ten times the rest of the search (measured: ~200 ms against ~12 ms on the sample) and marks
-    look-alike words ("leading" for "learning")."""
-    return {**config["highlight"], "highlight_query": build_query(parsed, config, fuzzy=False)}
-
-
-def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True) -> Query:
-    """The whole search request for one results page."""
-    filters = facet_filters(params, config)
-    body: Query = {
-        "query": build_query(parsed, config, fuzzy),
-        "aggs": aggregations(config, filters),
-        "sort": sort_clause(params.sort, config),
-        "track_total_hits": True,
-        "_source": {"excludes": [config["suggest_field"]]},
-        **pagination(params, config),
-    }
-    if body["size"]:
-        body["highlight"] = highlight(parsed, config)
-    post = post_filter(filters)
-    if post:
-        body["post_filter"] = post
-    words = spelling_words(parsed.terms)
-    if words:
-        # Cheap, and saves a round trip when a correction is needed.
-        body["suggest"] = spelling_suggest(words, list(SPELL_FIELDS))
-        body["aggs"][KNOWN_WORDS_AGG] = known_words_aggregation(words, config)
-    return body
-
-
 def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
     """Whether the fuzzy form of this query differs from the exact one."""
     return any(fuzzy_clause(term, config) for term in parsed.terms)
 
 
+# --- concepts (cross-lingual; see DECISIONS.md "Cross-lingual search") --------------------------------
+
+
+def form_fields(config: dict, language: str) -> dict[str, float]:
+    """Where a concept's other forms are searched: the paper's own text fields of one script. Not
+    the authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already:
+    the words as typed reach them)."""
+    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
+    return {name: boost for name, boost in config["query_fields"].items()
+            if name not in skipped and is_chinese_field(name) == (language == "zh")}
+
+
+def concept_clause(expansion: Expansion, typed: Query, config: dict, share: float = 1.0) -> Query:
+    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
+    alternative scores (dis_max), so a concept with many forms does not add up. `share`: the part of
+    the concept's weight this clause carries when the concept's words are several clauses."""
+    settings = config["cross_lingual"]
+    others: list[Query] = []
+    for language, forms in (("en", expansion.en), ("zh", expansion.zh)):
+        fields = form_fields(config, language)
+        others += [phrase_clause(form, fields) for form in forms]
+    others.append({"terms": {concepts_config()["field"]: list(expansion.ids), "boost": settings["concept_boost"]}})
+    concept: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    if share != 1:
+        concept["dis_max"]["boost"] = round(share, 4)
+    return {"dis_max": {"queries": [typed, concept]}}
+
+
+def _all_of(clauses: list[Query]) -> Query:
+    return clauses[0] if len(clauses) == 1 else {"bool": {"must": clauses}}
+
+
+def expanded_text_clause(terms: list[str], found: list[Expansion], config: dict, fuzzy: bool = True) -> Query | None:
+    """text_clause with the concepts recognised in the words searched in both languages.
+
+    Every typed word stays one clause, so "most words must match" counts as before; a word that is
+    part of a concept may also be matched by the concept (its other forms, its tag), best of them
+    scoring, each of the concept's words carrying an equal share of its weight (so a three-word
+    concept matched by its acronym counts once, not three times). Concepts found inside a longer
+    Chinese term ("基于对比学习的图像分类") give
+    that term a second way to match: all its concepts' groups, so a paper in the other language need
+    not contain the Chinese words around them. For the same reason papers written in the other
+    language need only match the concepts when other words were typed beside them ("concrete
+    cracks": Chinese papers about 混凝土); the words as typed still rank them.
+    """
+    if not found:
+        return text_clause(terms, config, fuzzy)
+    if not terms:
+        return None
+    whole = {k: e for e in found if e.whole_terms for k in range(e.first, e.last + 1)}
+    inside: dict[int, list[Expansion]] = {}
+    for e in found:
+        if not e.whole_terms:
+            inside.setdefault(e.first, []).append(e)
+    clauses: list[Query] = []
+    others: list[str] = []  # the words that are no concept
+    for i, term in enumerate(terms):
+        typed = term_clause(term, config, fuzzy)
+        if i in whole:
+            e = whole[i]
+            clauses.append(concept_clause(e, typed, config, share=1 / (e.last - e.first + 1)))
+        elif i in inside:
+            parts = _all_of([concept_clause(e, term_clause(e.typed, config, fuzzy=False), config) for e in inside[i]])
+            clauses.append({"bool": {"should": [typed, parts], "minimum_should_match": 1}})
+        else:
+            clauses.append(typed)
+            others.append(term)
+    as_typed = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses, "minimum_should_match": MANY_TERMS}}
+    other_language = _other_language(others)
+    if not others or other_language is None:
+        return as_typed
+    groups = [concept_clause(e, _all_of([term_clause(t, config, fuzzy) for t in terms[e.first:e.last + 1]]), config)
+              for e in found if e.whole_terms]
+    groups += [clauses[i]["bool"]["should"][1] for i in inside]
+    in_other_language: Query = {"bool": {
+        "must": groups,
+        "should": [term_clause(t, config, fuzzy=False) for t in others],
+        "filter": [_written_in(other_language)],
+    }}
+    return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
+
+
+def _other_language(words: list[str]) -> str | None:
+    """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
+    scripts = {has_cjk(w) for w in words}
+    return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
+
+
+def _written_in(language: str) -> Query:
+    return {"term": {concepts_config()["language_field"]: language}}
+
+
+# --- the whole request -------------------------------------------------------------------------------
+
+
+def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: bool = True,
+                expansions: Sequence[Expansion] = ()) -> Query:
+    """The whole search request for one results page."""
+    filters = fq.facet_filters(params, config)
+    body: Query = {
+        "query": build_query(parsed, config, fuzzy, expansions),
+        "aggs": fq.aggregations(config, filters),
+        "sort": rp.sort_clause(params.sort, config),
+        "track_total_hits": True,
+        "_source": {"excludes": [config["suggest_field"]]},
+        **rp.pagination(params, config),
+    }
+    if body["size"]:
+        body["highlight"] = rp.highlight(build_query(parsed, config, False, expansions), config)
+    post = fq.post_filter(filters)
+    if post:
+        body["post_filter"] = post
+    words = rp.spelling_words(parsed.terms)
+    if words:
+        # Cheap, and saves a round trip when a correction is needed.
+        body["suggest"] = rp.spelling_suggest(words, list(rp.SPELL_FIELDS))
+        body["aggs"][rp.KNOWN_WORDS_AGG] = rp.known_words_aggregation(words, config)
+    return body
+
+
 def count_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
     """A count of what a search would find, filters included (for checking a "did you mean")."""
     query = build_query(parsed, config)
-    post = post_filter(facet_filters(params, config))
+    post = fq.post_filter(fq.facet_filters(params, config))
     if post:
         query = {"bool": {"must": [query], "filter": post["bool"]["filter"]}}
     return {"query": query}
-
-
-def spelling_words(terms: list[str]) -> list[str]:
-    """The plain words worth a spelling check: Latin script, not too short, each once."""
-    words = dict.fromkeys(
-        t.casefold() for t in terms if len(t) >= SPELL_MIN_LENGTH and not has_cjk(t) and _LATIN_WORD.fullmatch(t)
-    )
-    return list(words)[:SPELL_MAX_WORDS]
-
-
-def spelling_suggest(words: list[str], fields: list[str]) -> Query:
-    """Term suggesters (one per field) proposing real words near each query word."""
-    return {
-        "text": " ".join(words),
-        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "always", "min_word_length": SPELL_MIN_LENGTH,
-                                   "max_edits": 2, "size": 3}}
-           for i, field in enumerate(fields)},
-    }
-
-
-def known_words_aggregation(words: list[str], config: dict) -> Query:
-    """How many papers in the whole index contain each word exactly (0 = misspelt, worth correcting).
-
-    Term suggesters cannot tell (they see one field each), and the hits cannot either (fuzzy matches).
-    """
-    fields = list(config["query_fields"])
-    return {"global": {}, "aggs": {"words": {"filters": {"filters": {
-        str(i): {"multi_match": {"query": w, "fields": fields, "operator": "and"}} for i, w in enumerate(words)
-    }}}}}
-
-
-def completion_suggest(prefix: str, size: int, config: dict) -> Query:
-    return {"paper": {"prefix": prefix, "completion": {
-        "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}
-
-
-def more_like_this(index: str, paper_id: str, config: dict) -> Query:
-    """Papers similar to one paper; thresholds are low because abstracts are short and the corpus small."""
-    return {"more_like_this": {
-        "fields": config["similar_fields"], "like": [{"_index": index, "_id": paper_id}],
-        "min_term_freq": 1, "min_doc_freq": 2, "max_query_terms": 30, "minimum_should_match": "20%",
-    }}

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from papersearch.text import CJK_CHARS
-from webapp.domain import MAX_QUERY_LENGTH, BadQuery
+from webapp.domain import BadQuery
 
 MAX_CLAUSES = 32  # each clause expands to several field queries; a pasted abstract is not a query
 
@@ -28,6 +28,8 @@ _QUOTE_CHARS = "".join(set(_QUOTES) | set(_QUOTES.values()))
 _SEGMENTS = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _WORDY = re.compile(r"\w")  # a token without a letter or digit would match nothing (or everything)
 _FIELD_PREFIX = re.compile(r"([^\W\d][\w]*)[:：]", re.UNICODE)
+# A Latin-script word (apostrophes inside allowed): what typo tolerance and spelling checks work on.
+LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
 
 @dataclass(frozen=True)
@@ -49,24 +51,12 @@ class ParsedQuery:
     clauses: tuple[Clause, ...] = ()
 
     @property
-    def is_empty(self) -> bool:
-        return not any(not c.excluded for c in self.clauses)
-
-    @property
     def terms(self) -> list[str]:
         return [c.text for c in self.clauses if not (c.phrase or c.field or c.excluded)]
 
     @property
     def phrases(self) -> list[str]:
         return [c.text for c in self.clauses if c.phrase and not (c.field or c.excluded)]
-
-    @property
-    def excluded_terms(self) -> list[str]:
-        return [c.text for c in self.clauses if c.excluded and not (c.phrase or c.field)]
-
-    @property
-    def excluded_phrases(self) -> list[str]:
-        return [c.text for c in self.clauses if c.excluded and c.phrase and not c.field]
 
     @property
     def field_clauses(self) -> list[Clause]:
@@ -90,10 +80,8 @@ def _words(text: str) -> list[str]:
     return [seg for seg in segments if _WORDY.search(seg)]
 
 
-def parse_query(raw: str, max_length: int = MAX_QUERY_LENGTH) -> ParsedQuery:
-    text = " ".join(raw.split())
-    if len(text) > max_length:
-        raise BadQuery(f"The query is too long (at most {max_length} characters).")
+def parse_query(text: str) -> ParsedQuery:
+    """The clauses of a query whose whitespace the controller has already collapsed (controllers/params.py)."""
     clauses: list[Clause] = []
     i, n = 0, len(text)
     while i < n:

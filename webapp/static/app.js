@@ -87,11 +87,18 @@
         li.setAttribute("role", "option");
         li.setAttribute("aria-selected", "false");
         kind.className = "kind";
-        kind.textContent = s.kind === "author" ? input.dataset.labelAuthor : input.dataset.labelTitle;
+        kind.textContent = s.kind === "author" ? input.dataset.labelAuthor
+          : s.kind === "concept" ? input.dataset.labelConcept : input.dataset.labelTitle;
         text.className = "text";
         text.textContent = s.text; // textContent: suggestions are never parsed as HTML
         li.appendChild(kind);
         li.appendChild(text);
+        if (s.other) {
+          var other = document.createElement("span");
+          other.className = "other";
+          other.textContent = s.other;
+          li.appendChild(other);
+        }
         li.addEventListener("mousedown", function (event) { event.preventDefault(); choose(i); });
         list.appendChild(li);
       });

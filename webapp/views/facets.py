@@ -1,4 +1,4 @@
-"""Facet helpers for the page: which URL parameter each level uses and labels of selected filters."""
+"""Facet helpers for the page: which URL parameter each level uses, and the labels of filter chips."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from typing import Any
 
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import FacetValue, SearchResult
+from webapp.i18n import pick
 
 DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
 
@@ -26,7 +27,7 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
     labels: dict[tuple[str, str], str] = {}
 
     def label(v: FacetValue) -> str:
-        return v.label_zh if lang == "zh" and v.label_zh else v.label
+        return pick(lang, v.label, v.label_zh)
 
     for facet in result.facets:
         for v in facet.values:

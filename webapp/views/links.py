@@ -8,20 +8,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import urlencode
 
+from flask import url_for
+
 from papersearch.taxonomy import PATH_SEPARATOR
-from webapp.domain import SearchParams
+from webapp.domain import SearchParams, Suggestion
 
 
 class SearchLinks:
-    def __init__(self, base: str, params: SearchParams, default_size: int, lang: str | None = None) -> None:
+    def __init__(self, base: str, params: SearchParams, config: dict, lang: str | None = None) -> None:
         self.base = base
         self.params = params
-        self.default_size = default_size
+        self.default_sort: str = config["default_sort"]
+        self.default_size = int(config["default_page_size"])
         self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
 
     def _url(self, *, q: str | None = None, areas: Iterable[str] | None = None,
              subareas: Iterable[str] | None = None, years: Iterable[int] | None = None,
-             sort: str | None = None, page: int = 1, size: int | None = None, lang: str | None = None) -> str:
+             sort: str | None = None, page: int = 1, size: int | None = None, lang: str | None = None,
+             xl: bool | None = None) -> str:
         p = self.params
         pairs: list[tuple[str, str | int]] = []
         query = p.q if q is None else q
@@ -31,13 +35,15 @@ class SearchLinks:
         pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
         pairs += [("year", y) for y in (p.years if years is None else years)]
         sort = sort or p.sort
-        if sort != "relevance":
+        if sort != self.default_sort:
             pairs.append(("sort", sort))
         size = size or p.size
         if size != self.default_size:
             pairs.append(("size", size))
         if page > 1:
             pairs.append(("page", page))
+        if not (p.xl if xl is None else xl):
+            pairs.append(("xl", 0))
         lang = lang or self.lang
         if lang:
             pairs.append(("lang", lang))
@@ -62,6 +68,13 @@ class SearchLinks:
 
     def query(self, q: str) -> str:
         return self._url(q=q)
+
+    def as_typed(self) -> str:
+        """The same search without the glossary's concepts in the other language."""
+        return self._url(xl=False)
+
+    def with_concepts(self) -> str:
+        return self._url(xl=True)
 
     # --- filters -----------------------------------------------------------------------------------
 
@@ -95,5 +108,11 @@ class SearchLinks:
     def clear_filters(self) -> str:
         return self._url(areas=[], subareas=[], years=[])
 
-    def has_filters(self) -> bool:
-        return bool(self.params.areas or self.params.subareas or self.params.years)
+
+def suggestion_url(suggestion: Suggestion) -> str:
+    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers, a
+    concept searches it."""
+    if suggestion.kind == "title" and suggestion.id:
+        return url_for("ui.paper", paper_id=suggestion.id)
+    q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
+    return url_for("ui.search", q=q)

@@ -1,0 +1,121 @@
+"""`papersearch-admin report` and `papersearch-admin querylog prune`: the query log for admins.
+
+    report [--since 7d] [--json]          searches per day, zero-result share, top (zero-result) queries,
+                                          retyped queries, mean click position, p50/p95 took
+    querylog prune --older-than 90d       delete daily indices of days before that (no ILM here)
+"""
+
+from __future__ import annotations
+
+import argparse
+import unicodedata
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
+    from elasticsearch import Elasticsearch
+
+    from indexer.querylog_report import Report
+    from papersearch.settings import Settings
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def _duration(text: str) -> timedelta:
+    from indexer.querylog_report import parse_duration
+
+    try:
+        return parse_duration(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    cmd = sub.add_parser("report", help="what people searched for, and did not find (the query log)")
+    cmd.add_argument("--since", type=_duration, default=timedelta(days=7), help="how far back (default 7d)")
+    cmd.add_argument("--json", action="store_true")
+    cmd = sub.add_parser("querylog", help="manage the query log's daily indices")
+    actions = cmd.add_subparsers(dest="querylog_command", required=True)
+    prune = actions.add_parser("prune", help="delete the daily indices older than --older-than")
+    prune.add_argument("--older-than", type=_duration, required=True, help="e.g. 90d")
+    prune.add_argument("--yes", action="store_true")
+
+
+def prune(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
+    """Delete the daily indices whose whole day lies before now − older_than; the names deleted."""
+    from indexer.querylog_report import log_indices
+
+    cutoff = ((now or datetime.now(UTC)) - older_than).date()
+    doomed = [name for name, day in log_indices(client, base).items() if day < cutoff]
+    if doomed:
+        client.indices.delete(index=",".join(doomed))  # by name: wildcard deletes are refused
+    return doomed
+
+
+def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
+        confirm: Callable[[str, bool], bool]) -> int:
+    from indexer.querylog_report import build
+
+    base = settings.query_log_index
+    if args.command == "report":
+        report = build(client, base, args.since)
+        print(report.model_dump_json(indent=2) if args.json else render(report, base))
+        return EXIT_OK
+    days = args.older_than.days
+    if not confirm(f"delete query-log indices {base}-* of days more than {days} days ago?", args.yes):
+        return EXIT_FAILED
+    deleted = prune(client, base, args.older_than)
+    print(f"deleted {len(deleted)}: {', '.join(deleted) or '-'}")
+    return EXIT_OK
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f} ms"
+
+
+def render(report: Report, base: str) -> str:
+    span = f"{report.since:%Y-%m-%d %H:%M} – {report.until:%Y-%m-%d %H:%M} UTC"
+    if not report.indices:
+        return f"query log {base}: no entries {span}"
+    position = "-" if report.mean_click_position is None else f"{report.mean_click_position:.1f}"
+    lines = [
+        f"query log {base}, {span} ({len(report.indices)} daily indices)",
+        f"searches {report.searches}, zero results {report.zero_result} "
+        f"({_percent(report.zero_result, report.searches)}), took p50 {_ms(report.took_p50_ms)}, "
+        f"p95 {_ms(report.took_p95_ms)}",
+        f"result clicks {report.clicks}, mean click position {position}",
+        "",
+        f"{'day':<12}{'searches':>10}{'zero results':>14}",
+    ]
+    lines += [f"{row.day.isoformat():<12}{row.searches:>10}{_percent(row.zero_result, row.searches):>14}"
+              for row in report.days]
+    for title, rows in (("top queries", report.top_queries),
+                        ("top zero-result queries", report.top_zero_result_queries)):
+        lines += ["", f"{_cell(title, 50)}{'searches':>10}"]
+        lines += [f"{_cell(row.query, 50)}{row.searches:>10}" for row in rows] or ["  (none)"]
+    lines += ["", f"{_cell('retyped within a minute → most often to', 70)}{'times':>8}"]
+    lines += [f"{_cell(_cell(row.query, 33).rstrip() + ' → ' + row.next_query, 70)}{row.times:>8}"
+              for row in report.retyped] or ["  (none)"]
+    return "\n".join(lines)
+
+
+def _width(char: str) -> int:
+    return 2 if unicodedata.east_asian_width(char) in "WF" else 1
+
+
+def _cell(text: str, width: int) -> str:
+    """`text` cut and padded to `width` terminal columns (Chinese characters take two)."""
+    out, used = [], 0
+    for char in text:
+        if used + _width(char) > width - 1:
+            out.append("…")
+            used += 1
+            break
+        out.append(char)
+        used += _width(char)
+    return "".join(out) + " " * (width - used)

@@ -1,0 +1,144 @@
+"""The query log's shared definition: index names, document fields and mapping.
+
+The webapp writes these documents (webapp/querylog.py); `papersearch-admin report` and `querylog prune`
+read and delete them (indexer/querylog_report.py). Both sides take every name from here.
+
+One daily index per UTC day, `<base>-YYYY.MM.DD` (the base is PAPERSEARCH_QUERY_LOG_INDEX, default
+`papersearch-querylog`): pruning is deleting whole indices, since the distribution has no ILM.
+Documents never hold an IP address, a cookie or a user agent (see DECISIONS.md "Query log").
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import UTC, date, datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field, computed_field
+
+from papersearch.text import normalize_text
+
+DEFAULT_BASE = "papersearch-querylog"
+# The roles (papersearch/security.py) grant on this pattern; every base must fall under it.
+INDEX_PATTERN = f"{DEFAULT_BASE}-*"
+BASE_RE = r"^papersearch-querylog(-[a-z0-9_]+)?$"
+DAY_FORMAT = "%Y.%m.%d"
+QUERY_ID_PATTERN = r"^[0-9a-f]{32}$"  # new_query_id(); beacons must send one
+MAX_LOGGED_QUERY = 1000  # characters kept of one query (the webapp refuses longer ones anyway)
+
+# Values of the `event` field.
+SEARCH, CLICK, RETYPE = "search", "click", "retype"
+Source = Literal["page", "api"]
+
+
+def daily_index(base: str, when: datetime) -> str:
+    return f"{base}-{when.astimezone(UTC).strftime(DAY_FORMAT)}"
+
+
+def day_of_index(base: str, name: str) -> date | None:
+    """The day of one of `base`'s daily indices, None for any other name (other bases included)."""
+    match = re.fullmatch(re.escape(base) + r"-(\d{4}\.\d{2}\.\d{2})", name)
+    if not match:
+        return None
+    try:
+        return datetime.strptime(match.group(1), DAY_FORMAT).date()
+    except ValueError:
+        return None
+
+
+def normalize_query(text: str) -> str:
+    """The form under which the report groups queries: normalised, case-folded."""
+    return normalize_text(text).casefold()
+
+
+def new_query_id() -> str:
+    return uuid.uuid4().hex
+
+
+class Event(BaseModel):
+    timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
+    query_id: str = Field(pattern=QUERY_ID_PATTERN)
+
+
+class SearchEvent(Event):
+    """One search as answered (the page or the API)."""
+
+    event: Literal["search"] = SEARCH
+    q: str = Field(max_length=MAX_LOGGED_QUERY)
+    filters: list[str] = []  # "param=value", e.g. "area=Deep Learning", "year=2024"
+    sort: str
+    page: int
+    size: int
+    total: int
+    took_ms: int
+    # Names of the fallbacks and expansions that shaped the result (see webapp's SearchResult.fallbacks).
+    fallbacks: list[str] = []
+    did_you_mean: str | None = None
+    lang: str
+    source: Source
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def q_norm(self) -> str:
+        return normalize_query(self.q)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def zero_result(self) -> bool:
+        return self.total == 0
+
+
+class ClickEvent(Event):
+    """A result link followed from the search page: its 1-based position over all pages."""
+
+    event: Literal["click"] = CLICK
+    position: int = Field(ge=1)
+    paper_id: str = Field(max_length=512)
+
+
+class RetypeEvent(Event):
+    """A new search typed in the same tab shortly after `previous_query_id`, without a click between."""
+
+    event: Literal["retype"] = RETYPE
+    previous_query_id: str = Field(pattern=QUERY_ID_PATTERN)
+
+
+EVENT_MODELS: dict[str, type[Event]] = {SEARCH: SearchEvent, CLICK: ClickEvent, RETYPE: RetypeEvent}
+
+
+def document(event: Event) -> dict:
+    return event.model_dump(mode="json", exclude_none=True)
+
+
+_KEYWORD = {"type": "keyword"}
+INDEX_BODY: dict = {
+    # One replica wherever a second node exists; a single node stays green.
+    "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1", "refresh_interval": "10s"},
+    "mappings": {
+        # Documents of a newer webapp may carry fields this day's index does not know: kept, not indexed,
+        # and no mapping update (the web role may not change mappings).
+        "dynamic": "false",
+        "properties": {
+            "timestamp": {"type": "date"},
+            "event": _KEYWORD,
+            "query_id": _KEYWORD,
+            "q": {"type": "keyword", "ignore_above": MAX_LOGGED_QUERY},
+            "q_norm": {"type": "keyword", "ignore_above": MAX_LOGGED_QUERY},
+            "filters": _KEYWORD,
+            "sort": _KEYWORD,
+            "page": {"type": "integer"},
+            "size": {"type": "integer"},
+            "total": {"type": "long"},
+            "took_ms": {"type": "integer"},
+            "zero_result": {"type": "boolean"},
+            "fallbacks": _KEYWORD,
+            "did_you_mean": _KEYWORD,
+            "lang": _KEYWORD,
+            "source": _KEYWORD,
+            "position": {"type": "integer"},
+            "paper_id": _KEYWORD,
+            "previous_query_id": _KEYWORD,
+        },
+    },
+}

@@ -1,0 +1,93 @@
+"""/metrics, the query log and JSON log lines under gunicorn with several workers (config/gunicorn.conf.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import psutil
+import requests
+from prometheus_client.parser import text_string_to_metric_families
+from support import gunicorn
+
+WORKERS = 3
+QUERIES = ["transformer", "diffusion", "graph neural", "大语言模型", "zzzqqqxxyy", "reinforcement"]
+
+
+def api_searches(base: str, count: int) -> list[int]:
+    """`count` searches from 8 concurrent clients, each on a new connection."""
+    def one(i: int) -> int:
+        return requests.get(f"{base}/api/search", params={"q": QUERIES[i % len(QUERIES)]}, timeout=20).status_code
+    with ThreadPoolExecutor(8) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def searches_counted(base: str) -> float:
+    text = requests.get(f"{base}/metrics", timeout=10).text
+    return sum(s.value for family in text_string_to_metric_families(text) for s in family.samples
+               if s.name == "papersearch_searches_total" and s.labels == {"source": "api"})
+
+
+def worker_files(directory: Path) -> dict[str, set[str]]:
+    """pid (or "archive") → the metric types that have a file for it."""
+    out: dict[str, set[str]] = {}
+    for path in directory.glob("*.db"):
+        kind, _, owner = path.stem.partition("_")
+        out.setdefault(owner, set()).add(kind)
+    return out
+
+
+def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, query_log_base, tmp_path):
+    metrics_dir = tmp_path / "metrics"
+    metrics_dir.mkdir()
+    (metrics_dir / "counter_999999.db").write_bytes(b"stale")  # a previous run's file: removed at start
+    base = query_log_base
+    log_path = tmp_path / "gunicorn.log"
+    with gunicorn(cluster, sample_alias, log_path, WORKERS, rate_limit="off", PROMETHEUS_MULTIPROC_DIR=str(metrics_dir),
+                  PAPERSEARCH_LOG_FORMAT="json", PAPERSEARCH_QUERY_LOG="on",
+                  PAPERSEARCH_QUERY_LOG_INDEX=base) as (proc, url):
+        assert "999999" not in worker_files(metrics_dir)
+        assert api_searches(url, 30) == [200] * 30
+        assert [searches_counted(url) for _ in range(6)] == [30] * 6  # whichever worker answers
+
+        # Replace every worker that has served: their counts move to the archive, nothing is lost.
+        served = {int(owner) for owner in worker_files(metrics_dir) if owner.isdigit()}
+        workers = {child.pid for child in psutil.Process(proc.pid).children()}
+        assert served and served <= workers
+        for pid in served:
+            os.kill(pid, signal.SIGTERM)
+        for _ in range(150):
+            alive = {child.pid for child in psutil.Process(proc.pid).children()}
+            if len(alive) == WORKERS and not alive & served:
+                break
+            time.sleep(0.2)
+        assert api_searches(url, 24) == [200] * 24
+        assert [searches_counted(url) for _ in range(6)] == [54] * 6
+        files = worker_files(metrics_dir)
+        assert "archive" in files and not {str(pid) for pid in served} & set(files)
+        assert requests.get(f"{url}/?q=transformer", timeout=10).status_code == 200
+
+        # The query log: every search, from old and new workers (those replaced flushed on exit).
+        for _ in range(100):
+            if admin.indices.exists(index=f"{base}-*"):
+                admin.indices.refresh(index=f"{base}-*")
+                if admin.count(index=f"{base}-*")["count"] >= 55:
+                    break
+            time.sleep(0.3)
+        counts = admin.search(index=f"{base}-*", size=0, aggs={"s": {"terms": {"field": "source"}}})
+        assert {b["key"]: b["doc_count"] for b in counts["aggregations"]["s"]["buckets"]} == {"api": 54,
+                                                                                              "page": 1}
+    assert proc.wait(30) == 0  # stopped gracefully by the helper (SIGTERM)
+
+    lines = [line for line in log_path.read_text().splitlines() if line.strip()]
+    records = [json.loads(line) for line in lines]  # every line is one JSON object
+    assert len(set(lines)) == len(lines)  # and none is written twice
+    access = [r for r in records if r["logger"] == "gunicorn.access"]
+    assert any(r["path"] == "/api/search" and r["status"] == "200" and r["method"] == "GET" for r in access)
+    assert any(r["logger"] == "gunicorn.error" and re.search(r"Booting worker", r["message"]) for r in records)
+    assert not any("Traceback" in line for line in lines)

@@ -1,0 +1,218 @@
+"""The webapp's operations features on the real node, in process: what a search writes to the query log,
+the click and retype beacons, /metrics, and a query log whose cluster hangs or is gone.
+
+(Several gunicorn workers: tests/integration/test_operations_gunicorn.py.)
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import threading
+import time
+import uuid
+
+import pytest
+from elasticsearch import Elasticsearch
+from prometheus_client.parser import text_string_to_metric_families
+
+from papersearch import querylog
+from webapp import create_app
+from webapp.querylog import FULL, UNAVAILABLE, QueryLogWriter
+
+PRIVATE = {"REMOTE_ADDR": "203.0.113.77", "HTTP_X_FORWARDED_FOR": "198.51.100.9",
+           "HTTP_USER_AGENT": "SecretAgent/1.0 (tester)", "HTTP_COOKIE": "lang=en; session=s3cr3t-cookie"}
+
+
+@pytest.fixture
+def log_base(query_log_base: str) -> str:
+    return query_log_base
+
+
+@pytest.fixture
+def logged_app(cluster, sample_alias, log_base):
+    app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on", PAPERSEARCH_QUERY_LOG_INDEX=log_base),
+                     rate_limit="off")
+    yield app
+    app.extensions["recorder"].writer.close()
+
+
+def stored(app, admin: Elasticsearch, base: str) -> list[dict]:
+    assert app.extensions["recorder"].writer.flush(30)
+    admin.indices.refresh(index=f"{base}-*")
+    hits = admin.search(index=f"{base}-*", size=100, sort=[{"timestamp": "asc"}])["hits"]["hits"]
+    return [h["_source"] for h in hits]
+
+
+def samples(text: str) -> dict[tuple[str, tuple], float]:
+    """Every sample of a Prometheus exposition as (name, sorted labels) → value."""
+    return {(s.name, tuple(sorted(s.labels.items()))): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def value(scrape: dict, name: str, **labels: str) -> float:
+    return scrape.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def scrape(client) -> dict:
+    r = client.get("/metrics")
+    assert r.status_code == 200 and r.content_type.startswith("text/plain")
+    return samples(r.get_data(as_text=True))
+
+
+def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app, admin, log_base):
+    client = logged_app.test_client()
+    page = client.get("/?q=diffsuion&area=Deep+Learning&lang=zh", environ_base=PRIVATE)
+    assert page.status_code == 200
+    html = page.get_data(as_text=True)
+    page_id = re.search(r'data-query-id="([0-9a-f]{32})"', html).group(1)
+    assert 'data-events-url="/api/events"' in html and "querylog.js" in html
+    api = client.get("/api/search?q=transformer&year=2024&year=2023&sort=year", environ_base=PRIVATE).get_json()
+    assert re.fullmatch(querylog.QUERY_ID_PATTERN, api["query_id"])
+    paper_id = re.search(r'data-paper-id="([^"]+)"', html).group(1)
+    for body in (f'{{"type":"click","query_id":"{page_id}","position":1,"paper_id":"{paper_id}"}}',
+                 f'{{"type":"retype","query_id":"{api["query_id"]}","previous_query_id":"{page_id}"}}'):
+        r = client.post("/api/events", data=body, content_type="text/plain;charset=UTF-8", environ_base=PRIVATE)
+        assert r.status_code == 204, r.get_data(as_text=True)
+
+    docs = stored(logged_app, admin, log_base)
+    assert [d["event"] for d in docs] == ["search", "search", "click", "retype"]
+    page_doc, api_doc, click, retype = docs
+    assert page_doc["query_id"] == page_id and page_doc["source"] == "page" and page_doc["lang"] == "zh"
+    assert page_doc["q"] == "diffsuion" and page_doc["filters"] == ["areas=Deep Learning"]
+    assert "did_you_mean" in page_doc["fallbacks"] and page_doc["did_you_mean"] == "diffusion"
+    assert page_doc["total"] > 0 and page_doc["zero_result"] is False
+    assert api_doc["query_id"] == api["query_id"] and api_doc["source"] == "api"
+    assert api_doc["filters"] == ["years=2024", "years=2023"] and api_doc["sort"] == "year"
+    assert api_doc["total"] == api["total"] and api_doc["took_ms"] == api["took_ms"]
+    assert click == {"timestamp": click["timestamp"], "query_id": page_id, "event": "click", "position": 1,
+                     "paper_id": paper_id}
+    assert retype["previous_query_id"] == page_id and retype["query_id"] == api["query_id"]
+    everything = repr(docs)
+    for secret in ("203.0.113.77", "198.51.100.9", "SecretAgent", "s3cr3t-cookie"):
+        assert secret not in everything
+
+
+def test_bad_beacons_are_refused_with_a_reason(logged_app, admin, log_base):
+    client = logged_app.test_client()
+    qid = uuid.uuid4().hex
+    cases = {
+        "not json": "Invalid JSON",
+        f'{{"type":"click","query_id":"{qid}","position":0,"paper_id":"p"}}': "position",
+        '{"type":"click","query_id":"nope","position":1,"paper_id":"p"}': "query_id",
+        f'{{"type":"view","query_id":"{qid}"}}': "type",
+        f'{{"type":"retype","query_id":"{qid}","previous_query_id":"{qid}","ip":"1.2.3.4"}}': "ip",
+        "x" * 5000: "larger than 2048 bytes",
+    }
+    for body, reason in cases.items():
+        r = client.post("/api/events", data=body, content_type="text/plain")
+        assert r.status_code == 400, body
+        assert reason in r.get_json()["error"]["message"], (body, r.get_json())
+    cross_site = client.post("/api/events", headers={"Sec-Fetch-Site": "cross-site"},
+                             data=f'{{"type":"click","query_id":"{qid}","position":1,"paper_id":"p"}}')
+    assert cross_site.status_code == 400 and "another site" in cross_site.get_json()["error"]["message"]
+    assert client.get("/api/events").status_code == 405
+    assert logged_app.extensions["recorder"].writer.flush(10)
+    assert list(admin.indices.get(index=f"{log_base}-*", allow_no_indices=True)) == []  # nothing was written
+
+
+def test_metrics_count_requests_searches_and_elasticsearch_calls(cluster, sample_alias):
+    client = create_app(cluster.settings(sample_alias), rate_limit="off").test_client()
+    before = scrape(client)
+    statuses = [client.get(path).status_code for path in (
+        "/api/search?q=transformer", "/api/search?q=zzzqqqxxyy", "/?q=diffsuion", "/api/suggest?q=tra",
+        "/no/such/page")]
+    paper = client.get("/api/search?q=transformer").get_json()["hits"][0]["id"]
+    statuses.append(client.get(f"/paper/{paper}").status_code)
+    assert statuses == [200, 200, 200, 200, 404, 200]
+    after = scrape(client)
+
+    def delta(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    requests = "papersearch_http_request_duration_seconds_count"
+    assert delta(requests, route="/api/search", method="GET", status="200") == 3
+    assert delta(requests, route="/", method="GET", status="200") == 1
+    assert delta(requests, route="<unmatched>", method="GET", status="404") == 1
+    assert delta("papersearch_searches_total", source="api") == 3
+    assert delta("papersearch_searches_total", source="page") == 1
+    assert delta("papersearch_zero_result_searches_total", source="api") == 1
+    assert delta("papersearch_search_fallbacks_total", fallback="did_you_mean") >= 1
+    for kind in ("search", "count", "suggest", "get", "mlt"):
+        assert delta("papersearch_es_request_duration_seconds_count", kind=kind) >= 1, kind
+    assert delta("papersearch_querylog_written_total") == 0  # the log is off here
+
+
+def test_rate_limited_requests_are_counted_and_metrics_never_limited(cluster, sample_alias):
+    client = create_app(cluster.settings(sample_alias), rate_limit="2/minute").test_client()
+    before = scrape(client)
+    codes = [client.get("/api/search?q=x", environ_base={"REMOTE_ADDR": "10.9.9.9"}).status_code for _ in range(4)]
+    assert codes == [200, 200, 429, 429]
+    after = [scrape(client) for _ in range(5)][-1]  # five scrapes, none refused
+    assert value(after, "papersearch_rate_limited_total") - value(before, "papersearch_rate_limited_total") == 2
+
+
+def test_metrics_can_be_turned_off(cluster, sample_alias):
+    client = create_app(cluster.settings(sample_alias, PAPERSEARCH_METRICS="off"), rate_limit="off").test_client()
+    assert client.get("/metrics").status_code == 404
+    assert client.get("/api/search?q=x").status_code == 200
+
+
+class BlackHole:
+    """A TCP server that accepts connections and never answers: a hung Elasticsearch."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.accepted: list[socket.socket] = []
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                self.accepted.append(self.sock.accept()[0])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.sock.close()
+        for conn in self.accepted:
+            conn.close()
+
+
+def dead_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"  # closed again: connections are refused
+
+
+@pytest.mark.parametrize("failure", ["hangs", "refuses"])
+def test_a_query_log_cluster_that_hangs_or_is_gone_costs_searches_nothing(cluster, sample_alias, failure):
+    app = create_app(cluster.settings(sample_alias), rate_limit="off")
+    hole = BlackHole() if failure == "hangs" else None
+    url = hole.url if hole else dead_port_url()
+    # The searches use the real node; only the query log's writes go to the broken one.
+    writer = QueryLogWriter(Elasticsearch(url, request_timeout=600, max_retries=0), "papersearch-querylog-tdead",
+                            capacity=5, batch_size=1, flush_every=0.05)
+    drops: dict[str, int] = {}
+    writer.on_drop = lambda n, reason: drops.__setitem__(reason, drops.get(reason, 0) + n)
+    app.extensions["recorder"].writer = writer
+    client = app.test_client()
+    try:
+        statuses = [client.get("/api/search?q=transformer").status_code]
+        if hole:  # the writer's first request is now stuck in the black hole for good
+            for _ in range(200):
+                if hole.accepted:
+                    break
+                time.sleep(0.05)
+            assert not writer.flush(0.5)
+        statuses += [client.get(path).status_code for path in ["/api/search?q=diffusion", "/?q=graph"] * 10]
+        assert statuses == [200] * 21
+        if hole:
+            assert len(hole.accepted) == 1 and drops.get(FULL, 0) >= 21 - 1 - 5
+        else:
+            assert writer.flush(10) and UNAVAILABLE in drops and sum(drops.values()) == 21
+    finally:
+        writer.close(timeout=0)  # without waiting for the stuck request
+        if hole:
+            hole.close()

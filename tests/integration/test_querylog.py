@@ -1,0 +1,216 @@
+"""The query log on the real node: the webapp's writer, the roles, `papersearch-admin report` and `querylog prune`.
+
+Every test writes under its own base `papersearch-querylog-t<random>` (inside the roles' pattern), so the
+site's own log and other tests are never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from elasticsearch import AuthorizationException
+from support import SAMPLE
+
+from indexer.querylog_admin import prune
+from indexer.querylog_report import build
+from papersearch import querylog
+from webapp.querylog import QueryLogWriter
+
+ROOT = Path(__file__).resolve().parents[2]
+ADMIN_CLI = str(Path(sys.executable).parent / "papersearch-admin")
+PRIVATE = ("ip", "client_ip", "remote_addr", "user_agent", "cookie", "session")
+
+
+@pytest.fixture
+def base(query_log_base: str) -> str:
+    return query_log_base
+
+
+def write(cluster, base: str, events: list[querylog.Event]) -> None:
+    """Through the webapp's own writer and identity; then make them searchable."""
+    writer = QueryLogWriter(cluster.client("web"), base, flush_every=0.2)
+    for event in events:
+        writer.submit(event)
+    assert writer.flush(30)
+    writer.close()
+    cluster.client("admin").indices.refresh(index=f"{base}-*")
+
+
+def search_event(when: datetime, q: str, total: int, took: int = 10, **kwargs) -> querylog.SearchEvent:
+    fields = {"query_id": querylog.new_query_id(), "sort": "relevance", "page": 1, "size": 10, "lang": "en",
+              "source": "page", **kwargs}
+    return querylog.SearchEvent(timestamp=when, q=q, total=total, took_ms=took, **fields)
+
+
+def run_admin(cluster, base: str, *args: str, **extra: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ES_", "PAPERSEARCH_"))}
+    env |= {"ES_URL": cluster.url, "ES_USERNAME": cluster.indexer[0], "ES_PASSWORD": cluster.indexer[1],
+            "PAPERSEARCH_QUERY_LOG_INDEX": base, **extra}
+    return subprocess.run([ADMIN_CLI, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, admin):
+    now = datetime.now(UTC)
+    search = search_event(now, " Graph  Neural ", 0, filters=["area=Deep Learning", "year=2024"],
+                          fallbacks=["typo"], did_you_mean="graph neural", lang="zh", source="api")
+    click = querylog.ClickEvent(timestamp=now, query_id=search.query_id, position=3, paper_id="p-1")
+    write(cluster, base, [search, click])
+
+    index = querylog.daily_index(base, now)
+    hits = admin.search(index=index, sort=[{"event": "desc"}])["hits"]["hits"]
+    docs = {hit["_source"]["event"]: hit["_source"] for hit in hits}
+    assert set(docs) == {"search", "click"}
+    assert docs["search"] | {"timestamp": None} == {
+        "timestamp": None, "query_id": search.query_id, "event": "search", "q": " Graph  Neural ",
+        "q_norm": "graph neural", "filters": ["area=Deep Learning", "year=2024"], "sort": "relevance",
+        "page": 1, "size": 10, "total": 0, "took_ms": 10, "zero_result": True, "fallbacks": ["typo"],
+        "did_you_mean": "graph neural", "lang": "zh", "source": "api",
+    }
+    assert datetime.fromisoformat(docs["search"]["timestamp"]) == now
+    assert docs["click"]["position"] == 3 and docs["click"]["query_id"] == search.query_id
+    for doc in docs.values():
+        assert not [key for key in doc if any(word in key.lower() for word in PRIVATE)]
+    mapping = admin.indices.get_mapping(index=index)[index]["mappings"]
+    assert mapping == querylog.INDEX_BODY["mappings"]  # created with the shared mapping, not guessed
+
+
+def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias, admin):
+    web = cluster.client("web")
+    index = f"{base}-2026.01.01"
+    web.indices.create(index=index, **querylog.INDEX_BODY)
+    web.index(index=index, document={"event": "search"}, op_type="create")
+    doc_id = web.index(index=index, document={"event": "click"}, op_type="create")["_id"]
+    with pytest.raises(AuthorizationException):  # create_doc never overwrites
+        web.index(index=index, id=doc_id, document={"event": "changed"})
+    with pytest.raises(AuthorizationException):  # nor reads the log back
+        web.search(index=index)
+    with pytest.raises(AuthorizationException):
+        web.indices.delete(index=index)
+    # The papers side is as read-only as before: no writes, no new indices, no deletes.
+    admin.indices.create(index=f"{alias}-1")
+    for attempt in (lambda: web.index(index=f"{alias}-1", document={"title": "x"}),
+                    lambda: web.index(index=f"{alias}-1", document={"title": "x"}, op_type="create"),
+                    lambda: web.indices.create(index=f"{alias}-2"),
+                    lambda: web.indices.delete(index=f"{alias}-1")):
+        with pytest.raises(AuthorizationException):
+            attempt()
+    assert web.search(index=f"{alias}-1")["hits"]["total"]["value"] == 0  # reading papers still works
+
+
+def test_indexer_role_reads_and_deletes_the_query_log_but_never_writes_it(cluster, base, admin):
+    indexer = cluster.client("indexer")
+    index = f"{base}-2026.01.02"
+    write(cluster, base, [search_event(datetime(2026, 1, 2, 8, tzinfo=UTC), "x", 1)])
+    assert indexer.search(index=index)["hits"]["total"]["value"] == 1
+    with pytest.raises(AuthorizationException):
+        indexer.index(index=index, document={"event": "search"}, op_type="create")
+    with pytest.raises(AuthorizationException):
+        indexer.indices.create(index=f"{base}-2026.01.03")
+    indexer.indices.delete(index=index)
+    assert not admin.indices.exists(index=index)
+
+
+def seeded_log(now: datetime) -> list[querylog.Event]:
+    day1 = (now - timedelta(days=2)).replace(hour=12, minute=0, second=0, microsecond=0)
+    day2 = day1 + timedelta(days=1)
+    old = day1 - timedelta(days=8)
+    events: list[querylog.Event] = [
+        *[search_event(day1 + timedelta(minutes=i), "transformer", 10) for i in range(3)],
+        search_event(day1 + timedelta(minutes=5), "  Transformer ", 10),
+        *[search_event(day1 + timedelta(minutes=6 + i), "量子 纠错", 0) for i in range(2)],
+        search_event(day1 + timedelta(minutes=9), "xyzzy", 0, took=100),
+        *[search_event(day2 + timedelta(minutes=i), "diffusion", 5) for i in range(2)],
+        search_event(day2 + timedelta(minutes=3), "", 40, took=100),
+        *[search_event(old + timedelta(minutes=i), "old query", 3) for i in range(5)],
+    ]
+    clicked = events[0].query_id
+    events += [querylog.ClickEvent(timestamp=day1 + timedelta(minutes=1), query_id=clicked, position=p,
+                                   paper_id=f"p{p}") for p in (1, 2, 6)]
+
+    def retyped(at: datetime, first: str, then: str, after: timedelta) -> list[querylog.Event]:
+        a, b = search_event(at, first, 0), search_event(at + after, then, 7)
+        return [a, b, querylog.RetypeEvent(timestamp=b.timestamp, query_id=b.query_id,
+                                           previous_query_id=a.query_id)]
+
+    events += retyped(day2 + timedelta(hours=1), "grpah neural", "graph neural", timedelta(seconds=20))
+    events += retyped(day2 + timedelta(hours=2), "grpah neural", "graph neural", timedelta(seconds=40))
+    events += retyped(day2 + timedelta(hours=3), "lstm", "long short-term memory", timedelta(seconds=5))
+    events += retyped(day2 + timedelta(hours=4), "slow typist", "slow typing", timedelta(seconds=90))  # too late
+    events += retyped(day2 + timedelta(hours=5), "paging", "Paging", timedelta(seconds=10))  # same query
+    return events
+
+
+def test_report_on_a_seeded_log_counts_right(cluster, base):
+    now = datetime.now(UTC)
+    write(cluster, base, seeded_log(now))
+    report = build(cluster.client("indexer"), base, timedelta(days=7), now=now)
+
+    # 3+1+2+1 on day 1; 2+1 on day 2 plus 5 retype pairs (10 searches); the old day is outside 7 days.
+    assert report.searches == 20
+    assert report.zero_result == 3 + 5  # 量子 纠错 ×2, xyzzy, and the first search of every retype pair
+    days = {row.day: (row.searches, row.zero_result) for row in report.days}
+    assert days == {(now - timedelta(days=2)).date(): (7, 3), (now - timedelta(days=1)).date(): (13, 5)}
+    assert report.top_queries[0].model_dump() == {"query": "transformer", "searches": 4}
+    assert {q.query: q.searches for q in report.top_zero_result_queries} == {
+        "量子 纠错": 2, "grpah neural": 2, "xyzzy": 1, "lstm": 1, "slow typist": 1, "paging": 1}
+    assert "" not in {q.query for q in report.top_queries}  # browsing without a query is not a query
+    assert report.clicks == 3 and report.mean_click_position == pytest.approx(3.0)
+    assert report.took_p50_ms == pytest.approx(10) and 10 < report.took_p95_ms <= 100
+    assert [r.model_dump() for r in report.retyped] == [
+        {"query": "grpah neural", "times": 2, "next_query": "graph neural"},
+        {"query": "lstm", "times": 1, "next_query": "long short-term memory"},
+    ]
+    wider = build(cluster.client("indexer"), base, timedelta(days=14), now=now)
+    assert wider.searches == 25 and wider.top_queries[0].model_dump() == {"query": "old query", "searches": 5}
+
+    # The command: JSON with the same numbers, and a readable table.
+    as_json = run_admin(cluster, base, "report", "--since", "7d", "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    data = json.loads(as_json.stdout)
+    assert (data["searches"], data["zero_result"], data["clicks"], data["zero_result_share"]) == (20, 8, 3, 0.4)
+    table = run_admin(cluster, base, "report")
+    assert table.returncode == 0, table.stderr
+    assert "searches 20, zero results 8 (40.0%)" in table.stdout
+    assert "grpah neural → graph neural" in table.stdout
+    bad = run_admin(cluster, base, "report", "--since", "a week")
+    assert bad.returncode == 2 and "expected a duration like 7d" in bad.stderr
+
+
+def test_prune_deletes_only_old_daily_indices(cluster, base, admin):
+    now = datetime.now(UTC)
+    ages = (400, 91, 90, 89, 1, 0)
+    write(cluster, base, [search_event(now - timedelta(days=age), f"age {age}", 1) for age in ages])
+    other_base = f"{base}-other"  # another site's log under the same prefix
+    write(cluster, other_base, [search_event(now - timedelta(days=400), "other", 1)])
+    indexer = cluster.client("indexer")
+
+    deleted = prune(indexer, base, timedelta(days=90), now=now)
+    expected = [querylog.daily_index(base, now - timedelta(days=age)) for age in (400, 91)]
+    assert deleted == expected
+    left = sorted(admin.indices.get(index=f"{base}-*"))
+    assert left == sorted([querylog.daily_index(base, now - timedelta(days=a)) for a in (90, 89, 1, 0)]
+                          + [querylog.daily_index(other_base, now - timedelta(days=400))])
+
+    refused = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d")
+    assert refused.returncode == 1 and "refusing without --yes" in refused.stderr
+    done = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d", "--yes")
+    assert done.returncode == 0, done.stderr
+    assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(querylog.daily_index(base, now - timedelta(days=a))
+                                                                    for a in (1, 0))
+
+
+def test_admin_log_lines_can_be_json(cluster, base, alias):
+    done = run_admin(cluster, base, "reindex", "--no-progress", str(SAMPLE), PAPERSEARCH_ALIAS=alias,
+                     PAPERSEARCH_LOG_FORMAT="json")
+    assert done.returncode == 0, done.stderr
+    records = [json.loads(line) for line in done.stderr.splitlines() if line.strip()]  # every line is JSON
+    assert any(r["logger"] == "papersearch.index_definition" and r["message"].startswith("analysis profile")
+               for r in records)
+    assert "reindex: read 40" in done.stdout  # the command's own output stays plain

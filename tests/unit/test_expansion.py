@@ -1,0 +1,146 @@
+"""Cross-lingual expansion: which forms a typed query adds, and the shape of the query groups."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from papersearch.concepts import ConceptMatcher, load
+from papersearch.index_definition import search_config
+from webapp.services import expansion as xp
+from webapp.services import query_builders as qb
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
+CONFIG = search_config()
+
+
+@pytest.fixture(scope="module")
+def matcher() -> ConceptMatcher:
+    return ConceptMatcher(load(FIXTURE))
+
+
+def expand(terms: list[str], matcher: ConceptMatcher) -> list[xp.Expansion]:
+    return xp.expansions(terms, matcher, max_forms=6, max_concepts=8)
+
+
+def test_chinese_query_adds_the_english_forms(matcher) -> None:
+    (e,) = expand(["对比学习"], matcher)
+    assert e.ids == ("contrastive_learning",) and e.whole_terms
+    assert e.en == ("contrastive learning", "contrastive representation learning")
+    assert e.zh == ("對比學習",)  # the typed form is not searched twice
+    assert e.shown == ("contrastive learning",)
+
+
+def test_english_acronym_adds_the_long_form_and_chinese(matcher) -> None:
+    (e,) = expand(["llm"], matcher)
+    assert e.en == ("large language model",)
+    assert e.zh[0] == "大语言模型"
+    assert e.shown == ("large language model", "大语言模型")
+    (e,) = expand(["large", "language", "models"], matcher)
+    assert (e.first, e.last) == (0, 2) and e.en == ("LLM",) and e.shown == ("大语言模型",)
+
+
+def test_traditional_or_synonym_shows_the_main_chinese_name(matcher) -> None:
+    (e,) = expand(["大模型"], matcher)
+    assert e.shown == ("大语言模型", "large language model")
+    assert "大模型" not in e.zh and "大语言模型" in e.zh
+
+
+def test_ambiguous_acronym_expands_to_each_meaning(matcher) -> None:
+    (e,) = expand(["SAM"], matcher)
+    assert e.ids == ("segment_anything", "sharpness_aware_minimization")
+    assert set(e.en) == {"segment anything model", "sharpness-aware minimization"}
+
+
+def test_max_forms_per_language_and_concept(matcher) -> None:
+    (e,) = xp.expansions(["large", "language", "model"], matcher, max_forms=1, max_concepts=8)
+    assert e.zh == ("大语言模型",)
+
+
+def test_a_pasted_paragraph_expands_only_its_first_concepts(matcher) -> None:
+    assert [e.ids for e in expand(["大语言模型的大语言模型"], matcher)] == [("large_language_model",)]  # once
+    assert expand(["大语言模型的推理加速方法" * 40], matcher) == []  # a pasted paragraph: as typed
+    terms = ["对比学习", "联邦学习", "知识蒸馏", "差分隐私", "图神经网络"]
+    assert [e.typed for e in xp.expansions(terms, matcher, max_forms=6, max_concepts=3)] == terms[:3]
+
+
+def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
+    terms = ["contrastive", "learning", "for", "proteins"]
+    found = expand(terms, matcher)
+    as_typed, _ = qb.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
+    slots = as_typed["bool"]["should"]
+    assert as_typed["bool"]["minimum_should_match"] == qb.MANY_TERMS
+    assert len(slots) == 4  # one per typed word: "most words must match" counts as before
+    assert slots[2] == qb.term_clause("for", CONFIG) and slots[3] == qb.term_clause("proteins", CONFIG)
+    first, second = (s["dis_max"]["queries"] for s in slots[:2])
+    assert first[0] == qb.term_clause("contrastive", CONFIG) and second[0] == qb.term_clause("learning", CONFIG)
+    assert first[1] == second[1]  # either word may be matched by the concept's other forms or tag
+
+
+def concept_part(clause: dict) -> dict:
+    """The concept alternative of a word's clause: {"dis_max": {"queries": [typed, concept]}}."""
+    _typed, concept = clause["dis_max"]["queries"]
+    return concept["dis_max"]
+
+
+def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as_typed(matcher) -> None:
+    (e,) = expand(["对比学习"], matcher)
+    clause = qb.expanded_text_clause(["对比学习"], [e], CONFIG)
+    assert clause["dis_max"]["queries"][0] == qb.term_clause("对比学习", CONFIG)
+    concept = concept_part(clause)
+    phrases = [a["multi_match"] for a in concept["queries"] if "multi_match" in a]
+    assert [p["query"] for p in phrases] == ["contrastive learning", "contrastive representation learning", "對比學習"]
+    assert all(p["type"] == "phrase" for p in phrases)
+    english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
+    assert "title" in english_fields and "abstract" in english_fields
+    assert not any(qb.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
+    assert all(qb.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
+    assert concept["queries"][-1] == {"terms": {"concepts": ["contrastive_learning"],
+                                                "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+    assert "boost" not in concept  # one word carries the whole concept
+
+
+def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
+    terms = ["large", "language", "models"]
+    slots = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
+
+
+def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(matcher) -> None:
+    terms = ["基于对比学习的图像分类"]
+    found = expand(terms, matcher)
+    assert [e.typed for e in found] == ["对比学习", "图像分类"] and not any(e.whole_terms for e in found)
+    clause = qb.expanded_text_clause(terms, found, CONFIG)
+    as_typed, by_concepts = clause["bool"]["should"]
+    assert as_typed == qb.term_clause(terms[0], CONFIG)
+    assert [g["dis_max"]["queries"][0]["multi_match"]["query"] for g in by_concepts["bool"]["must"]] == \
+        ["对比学习", "图像分类"]
+
+
+def test_no_concept_means_the_query_of_today(matcher) -> None:
+    terms = ["zebra", "graphs"]
+    assert qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG) == qb.text_clause(terms, CONFIG)
+    assert qb.expanded_text_clause([], [], CONFIG) is None
+
+
+def test_user_text_only_reaches_match_type_queries(matcher) -> None:
+    terms = ['"contrastive', "learning", "OR", "title:*"]
+    clause = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
+    assert "query_string" not in str(clause) and "simple_query_string" not in str(clause)
+
+
+def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> None:
+    terms = ["contrastive", "learning", "for", "proteins"]
+    as_typed, other_language = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    query = other_language["bool"]
+    (group,) = query["must"]  # the concept, once, with its whole weight
+    assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
+    assert "boost" not in concept_part(group)
+    assert query["should"] == [qb.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
+    assert query["filter"] == [{"term": {"languages": "zh"}}]
+    chinese = ["图神经网络", "药物"]
+    other = qb.expanded_text_clause(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
+    assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
+    mixed = ["graph", "neural", "network", "药物", "design"]
+    assert "filter" not in str(qb.expanded_text_clause(mixed, expand(mixed, matcher), CONFIG))

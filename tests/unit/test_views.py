@@ -1,0 +1,80 @@
+"""URL and label helpers of the pages (webapp/views) and the rate-limit setting."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from flask import Flask
+
+from papersearch.index_definition import search_config
+from webapp.domain import Facet, FacetValue, SearchParams, SearchResult, Suggestion
+from webapp.security import rate_limit_spec
+from webapp.views.facets import selected_filters
+from webapp.views.links import SearchLinks, suggestion_url
+
+CONFIG = search_config()
+
+
+def links(**params) -> SearchLinks:
+    return SearchLinks("/", SearchParams(**params), CONFIG)
+
+
+def qs(url: str) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(url).query)
+
+
+def test_default_sort_and_size_stay_out_of_urls():
+    assert links(q="x").query("graph") == "/?q=graph"
+    assert qs(links(q="x", sort="year", size=25).page(2)) == {
+        "q": ["x"], "sort": ["year"], "size": ["25"], "page": ["2"]}
+
+
+def test_filter_changes_reset_the_page():
+    link = links(q="x", page=3, areas=["Theory"])
+    assert qs(link.toggle("year", 2020)) == {"q": ["x"], "area": ["Theory"], "year": ["2020"]}
+    assert qs(link.toggle("area", "Theory")) == {"q": ["x"]}
+    assert link.clear_filters() == "/?q=x"
+
+
+def test_dropping_an_area_drops_its_subareas():
+    link = links(areas=["Theory"], subareas=["Theory > Deep Learning", "Deep Learning > Theory"])
+    assert qs(link.toggle("area", "Theory")) == {"subarea": ["Deep Learning > Theory"]}
+
+
+def test_page_numbers_with_gaps():
+    assert links(page=6).page_numbers(12) == [1, None, 4, 5, 6, 7, 8, None, 12]
+    assert links(page=1).page_numbers(4) == [1, 2, 3, 4]
+
+
+def test_suggestion_urls():
+    app = Flask(__name__)
+    app.add_url_rule("/", "ui.search")
+    app.add_url_rule("/paper/<path:paper_id>", "ui.paper")
+    with app.test_request_context():
+        assert suggestion_url(Suggestion(text="A title", kind="title", id="p-1")) == "/paper/p-1"
+        assert qs(suggestion_url(Suggestion(text="Ada Lovelace", kind="author"))) == {"q": ['author:"Ada Lovelace"']}
+
+
+def test_filter_chips_are_labelled_in_the_ui_language():
+    theory = FacetValue(value="Theory", label="Theory", label_zh="理论", count=3, selected=True, children=[
+        FacetValue(value="Theory > Deep Learning", label="Deep Learning", label_zh="深度学习", count=1,
+                   selected=True)])
+    params = SearchParams(areas=["Theory", "Gone"], subareas=["Theory > Deep Learning"], years=[2020])
+    result = SearchResult(params=params, total=1, took_ms=1, hits=[], page_count=1,
+                          facets=[Facet(name="topic", param="area", values=[theory])])
+    assert selected_filters(result, CONFIG, "zh") == [
+        ("area", "Theory", "理论"), ("area", "Gone", "Gone"),
+        ("subarea", "Theory > Deep Learning", "理论 › 深度学习"), ("year", "2020", "2020")]
+
+
+@pytest.mark.parametrize(("spec", "expected"), [
+    ("120/minute", "120/minute"), (" 10/second ", "10/second"), ("1000/5minutes", "1000/5minutes"),
+    ("off", None), ("0", None), ("", None)])
+def test_rate_limit_spec(spec, expected):
+    assert rate_limit_spec(spec) == expected
+
+
+def test_bad_rate_limit_names_the_variable():
+    with pytest.raises(ValueError, match="PAPERSEARCH_RATE_LIMIT"):
+        rate_limit_spec("lots")

@@ -1,0 +1,76 @@
+"""Cross-lingual query expansion: the glossary concepts recognised in what was typed, and the forms
+to search for each in both languages (the query pieces are query_builders.concept_clause and
+expanded_text_clause; DECISIONS.md "Cross-lingual search")."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from papersearch.concepts import Concept, ConceptMatcher
+from papersearch.concepts.glossary import form_key
+from papersearch.text import has_cjk
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """One concept recognised in the query (several ids when the typed form is ambiguous)."""
+
+    first: int  # the parsed terms it came from: terms[first:last + 1] …
+    last: int
+    typed: str  # … or this part of one Chinese term (whole_terms False)
+    whole_terms: bool
+    ids: tuple[str, ...]
+    en: tuple[str, ...]  # English forms searched besides what was typed
+    zh: tuple[str, ...]  # Chinese forms searched besides what was typed
+    shown: tuple[str, ...]  # the names the page says were also searched
+
+    @property
+    def typed_language(self) -> str:
+        return "zh" if has_cjk(self.typed) else "en"
+
+
+def _other_forms(concepts: list[Concept], language: str, typed: str, limit: int) -> tuple[str, ...]:
+    """Each concept's forms in one language, up to `limit` per concept, without the typed one."""
+    typed_key = form_key(typed, language) if (language == "zh") == has_cjk(typed) else None
+    out: dict[str, None] = {}
+    for concept in concepts:
+        forms = concept.en if language == "en" else concept.zh
+        kept = [f for f in forms if form_key(f, language) != typed_key]
+        out |= dict.fromkeys(kept[:limit])
+    return tuple(out)
+
+
+def _shown(concepts: list[Concept], typed: str) -> tuple[str, ...]:
+    """The other language's name of each concept, and its own language's name when something else
+    (an acronym, a synonym) was typed: "LLM" → large language model, 大语言模型."""
+    typed_zh = has_cjk(typed)
+    names: list[str] = []
+    for concept in concepts:
+        own = concept.name_zh if typed_zh else concept.name_en
+        if form_key(own, "zh" if typed_zh else "en") != form_key(typed, "zh" if typed_zh else "en"):
+            names.append(own)
+    names += [c.name_en if typed_zh else c.name_zh for c in concepts]
+    return tuple(dict.fromkeys(names))
+
+
+def expansions(terms: list[str], matcher: ConceptMatcher, max_forms: int, max_concepts: int,
+               max_term_length: int = 40) -> list[Expansion]:
+    """The concepts in the parsed query terms, with the forms to search for each: the first
+    `max_concepts` different ones, and none inside a Chinese term longer than `max_term_length` (a
+    pasted paragraph: its words as typed already reach Elasticsearch's limit on clauses)."""
+    out: list[Expansion] = []
+    seen: set[tuple[str, ...]] = set()
+    for m in matcher.recognise(terms):
+        if not m.whole_terms and (m.ids in seen or len(terms[m.first]) > max_term_length):
+            continue  # the same concept again inside one Chinese term adds nothing
+        if len(seen | {m.ids}) > max_concepts:
+            break
+        seen.add(m.ids)
+        concepts = [matcher.concepts[i] for i in m.ids]
+        out.append(Expansion(
+            first=m.first, last=m.last, typed=m.text, whole_terms=m.whole_terms, ids=m.ids,
+            en=_other_forms(concepts, "en", m.text, max_forms),
+            zh=_other_forms(concepts, "zh", m.text, max_forms),
+            shown=_shown(concepts, m.text),
+        ))
+    return out

@@ -1,0 +1,65 @@
+"""Aggregation buckets → Facet domain objects, with labels in both languages from the taxonomy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
+from webapp.domain import Facet, FacetValue, SearchParams
+
+
+def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: Taxonomy) -> list[Facet]:
+    out = []
+    for facet in config["facets"]:
+        buckets = aggs.get(facet["name"], {}).get("values", {}).get("buckets", [])
+        if facet["type"] == "hierarchy":
+            out.append(topic_facet(facet, buckets, params, taxonomy))
+        else:
+            out.append(terms_facet(facet, buckets, [str(y) for y in params.years]))
+    return out
+
+
+def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Taxonomy) -> Facet:
+    def area_value(area: str, count: int, children: list[FacetValue]) -> FacetValue:
+        return FacetValue(value=area, label=area, label_zh=taxonomy.label_zh(area) or area, count=count,
+                          selected=area in params.areas, children=children)
+
+    def subarea_value(path: str, count: int) -> FacetValue:
+        area, _, subarea = path.partition(PATH_SEPARATOR)
+        return FacetValue(value=path, label=subarea, label_zh=taxonomy.label_zh(area, subarea) or subarea,
+                          count=count, selected=path in params.subareas)
+
+    values: list[FacetValue] = []
+    for bucket in buckets:
+        children = [
+            subarea_value(str(b["key"]), b["doc_count"])
+            for b in bucket.get("children", {}).get("buckets", [])
+            if PATH_SEPARATOR in str(b["key"])  # "Area" alone = no subarea
+        ]
+        values.append(area_value(str(bucket["key"]), bucket["doc_count"], children))
+    # A selected value with no hits under the other filters stays visible, so it can be unselected.
+    shown = {v.value for v in values}
+    for area in params.areas:
+        if area not in shown:
+            values.append(area_value(area, 0, []))
+            shown.add(area)
+    for path in params.subareas:
+        area = path.split(PATH_SEPARATOR, 1)[0]
+        parent = next((v for v in values if v.value == area), None)
+        if parent is None:
+            parent = area_value(area, 0, [])
+            values.append(parent)
+        if all(c.value != path for c in parent.children):
+            parent.children.append(subarea_value(path, 0))
+    return Facet(name=facet["name"], param=facet["levels"][0]["param"], values=values)
+
+
+def terms_facet(facet: dict, buckets: list[dict], selected: list[str]) -> Facet:
+    values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
+                         count=b["doc_count"], selected=str(b["key"]) in selected) for b in buckets]
+    values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True)
+               for v in selected if v not in {x.value for x in values}]
+    # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
+    if values and all(v.value.isdigit() for v in values):
+        values.sort(key=lambda v: int(v.value), reverse=True)
+    return Facet(name=facet["name"], param=facet["param"], values=values)

@@ -1,0 +1,76 @@
+"""The parts of a search request around the scoring query: sort, paging, highlighting, spelling and
+completion suggestions, similar papers. Pure functions over config/index.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from papersearch.text import has_cjk
+from webapp.domain import SearchParams
+from webapp.services.query_parser import LATIN_WORD
+
+Query = dict[str, Any]
+
+SPELL_MIN_LENGTH = 4
+SPELL_MAX_WORDS = 6  # each checked word costs a whole-index count
+# Unstemmed text fields: their terms are real words, fit to be offered as corrections.
+SPELL_FIELDS = ("title.exact", "abstract.exact", "authors")
+KNOWN_WORDS_AGG = "known_words"
+
+
+def sort_clause(sort: str, config: dict) -> list[Query]:
+    return config["sorts"][sort]
+
+
+def pagination(params: SearchParams, config: dict) -> Query:
+    if params.is_too_deep(config["max_result_window"]):
+        return {"from": 0, "size": 0}  # totals and facets only
+    return {"from": params.offset, "size": params.size}
+
+
+def highlight(query: Query, config: dict) -> Query:
+    """Highlight what `query` matched: the search without its typo fallback
+    (see DECISIONS.md "Highlight without the typo fallback")."""
+    return {**config["highlight"], "highlight_query": query}
+
+
+def spelling_words(terms: list[str]) -> list[str]:
+    """The plain words worth a spelling check: Latin script, not too short, each once."""
+    words = dict.fromkeys(
+        t.casefold() for t in terms if len(t) >= SPELL_MIN_LENGTH and not has_cjk(t) and LATIN_WORD.fullmatch(t)
+    )
+    return list(words)[:SPELL_MAX_WORDS]
+
+
+def spelling_suggest(words: list[str], fields: list[str]) -> Query:
+    """Term suggesters (one per field) proposing real words near each query word."""
+    return {
+        "text": " ".join(words),
+        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "always", "min_word_length": SPELL_MIN_LENGTH,
+                                   "max_edits": 2, "size": 3}}
+           for i, field in enumerate(fields)},
+    }
+
+
+def known_words_aggregation(words: list[str], config: dict) -> Query:
+    """How many papers in the whole index contain each word exactly (0 = misspelt, worth correcting).
+
+    Term suggesters cannot tell (they see one field each), and the hits cannot either (fuzzy matches).
+    """
+    fields = list(config["query_fields"])
+    return {"global": {}, "aggs": {"words": {"filters": {"filters": {
+        str(i): {"multi_match": {"query": w, "fields": fields, "operator": "and"}} for i, w in enumerate(words)
+    }}}}}
+
+
+def completion_suggest(prefix: str, size: int, config: dict) -> Query:
+    return {"paper": {"prefix": prefix, "completion": {
+        "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}
+
+
+def more_like_this(index: str, paper_id: str, config: dict) -> Query:
+    """Papers similar to one paper; thresholds are low because abstracts are short and the corpus small."""
+    return {"more_like_this": {
+        "fields": config["similar_fields"], "like": [{"_index": index, "_id": paper_id}],
+        "min_term_freq": 1, "min_doc_freq": 2, "max_query_terms": 30, "minimum_should_match": "20%",
+    }}
