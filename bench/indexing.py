@@ -51,6 +51,7 @@ from bench.common import (
     log,
     retrying,
 )
+from bench.concepts import without_tagging
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 
 BENCH_ALIAS = "papersbench_idx"
@@ -87,6 +88,7 @@ class IndexingResult:
     corpus: str
     corpus_mb: float
     profile: str
+    tags: bool = True
     runs: list[Run] = field(default_factory=list)
 
     def best(self, kind: str) -> Run | None:
@@ -102,6 +104,7 @@ class IndexingResult:
         ours, raw = self.best("ours"), self.best("raw")
         out = {
             "size": self.size, "corpus": self.corpus, "corpus_mb": round(self.corpus_mb, 1), "profile": self.profile,
+            "concept_tags": self.tags,
             "ours_seconds": round(ours.seconds, 2) if ours else None,
             "ours_docs_per_s": round(ours.rate) if ours else None,
             "ours_load_seconds": round(ours.load_seconds, 2) if ours and ours.load_seconds else None,
@@ -168,15 +171,25 @@ def cpu_seconds(proc: psutil.Process | None) -> float | None:
     return times.user + times.system
 
 
-def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
+def admin_without_concept_tags() -> int:
+    """`papersearch-admin` (arguments from sys.argv) with an empty glossary, for --no-tags runs."""
+    from indexer import admin
+
+    with without_tagging():
+        return admin.main(sys.argv[1:])
+
+
+def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True) -> Run:
     delete_indices(f"{alias}-*")  # a fresh build every time (previous versions would be kept otherwise)
     user, password = identity(INDEXER_USER)
     env = {**os.environ, "ES_URL": es_url(), "ES_USERNAME": user, "ES_PASSWORD": password,
            "PAPERSEARCH_ALIAS": alias, "PYTHONUNBUFFERED": "1"}
     rejects = DATA_DIR / f"rejects-{alias}.jsonl"
     out_path = DATA_DIR / f"reindex-{alias}.log"
-    cmd = [str(VENV_BIN / "papersearch-admin"), "--alias", alias, "reindex", str(corpus), "--no-progress",
-           "--allow-rejects", "--rejects", str(rejects)]
+    admin = [str(VENV_BIN / "papersearch-admin")] if tags else \
+        [sys.executable, "-c", "import sys, bench.indexing as b; sys.exit(b.admin_without_concept_tags())"]
+    cmd = [*admin, "--alias", alias, "reindex", str(corpus), "--no-progress", "--allow-rejects",
+           "--rejects", str(rejects)]
     es = es_process()
     with out_path.open("w") as out:
         es_before = cpu_seconds(es)
@@ -218,8 +231,8 @@ def build_bodies(corpus: Path) -> tuple[list[bytes], int]:
     taxonomy = Taxonomy.load()
     chunks: list = []
     produce([sniff(corpus, taxonomy)], taxonomy, chunks.append)
-    chunks = [c for c in chunks if isinstance(c, Chunk) and c.offsets]
-    return [bytes(c.body) for c in chunks], len({doc_id for c in chunks for _, _, doc_id in c.where})
+    chunks = [c for c in chunks if isinstance(c, Chunk) and len(c)]
+    return [bytes(c.body) for c in chunks], len({c.where(i)[2] for c in chunks for i in range(len(c))})
 
 
 class Connection:
@@ -320,17 +333,20 @@ def _cpu_note(run: Run) -> str:
 
 
 def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool = True,
-                   alias: str = BENCH_ALIAS, pause: float = 3.0, corpus: Path | None = None) -> IndexingResult:
+                   alias: str = BENCH_ALIAS, pause: float = 3.0, corpus: Path | None = None,
+                   tags: bool = True) -> IndexingResult:
     """Alternating runs of ours and raw on the synthetic corpus of `size` papers, or on a given file
-    (a real corpus; then `size` is the number of papers in it)."""
+    (a real corpus; then `size` is the number of papers in it). tags=False: both without concept
+    tags (an empty glossary), to see what the tagging costs."""
     corpus = corpus or ensure_corpus(size, seed, log=log)
     profile = retrying("profile", choose_profile)
-    result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile)
+    result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile, tags)
     bodies: list[bytes] = []
     docs = 0
     if raw:
         started = time.perf_counter()
-        bodies, docs = build_bodies(corpus)
+        with contextlib.nullcontext() if tags else without_tagging():
+            bodies, docs = build_bodies(corpus)
         result.size = docs
         log(f"raw baseline: {docs} docs in {len(bodies)} bulk bodies ({sum(map(len, bodies)) / 1e6:.0f} MB), "
             f"prepared in {time.perf_counter() - started:.1f}s (not timed)")
@@ -341,7 +357,7 @@ def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool 
                 continue
             time.sleep(pause)  # let the previous run's deletes and merges settle
             if kind == "ours":
-                run = retrying("ours", lambda: run_ours(corpus, alias))
+                run = retrying("ours", lambda: run_ours(corpus, alias, tags))
                 log(f"  ours  #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s "
                     f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB{_cpu_note(run)}")
             else:
@@ -360,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--no-raw", action="store_true", help="only our path (e.g. for the 1M RSS check)")
+    parser.add_argument("--no-tags", action="store_true", help="ours and raw without concept tags (empty glossary)")
     parser.add_argument("--cleanup", action="store_true", help="delete the benchmark indices afterwards")
     args = parser.parse_args(argv)
     from bench.common import ensure_node
@@ -368,7 +385,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.corpus and not args.corpus.is_file():
         log(f"{args.corpus}: not there; skipped")
         return 0
-    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw, corpus=args.corpus)
+    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw, corpus=args.corpus,
+                            tags=not args.no_tags)
     print(json.dumps(result.summary(), indent=2))
     if args.cleanup:
         delete_indices(f"{BENCH_ALIAS}*")

@@ -41,7 +41,8 @@ def table(results: dict) -> str:
     for r in results["indexing"]:
         lines.append(f"{r['size']:>9} {r['ours_seconds'] or 0:>8.2f} {r['ours_docs_per_s'] or 0:>9} "
                      f"{r['raw_seconds'] or 0:>8.2f} {r['raw_docs_per_s'] or 0:>9} {r['ratio'] or 0:>6.2f} "
-                     f"{r['ours_peak_rss_mb'] or 0:>7.0f}  {r['corpus']}")
+                     f"{r['ours_peak_rss_mb'] or 0:>7.0f}  {r['corpus']}"
+                     + ("" if r.get("concept_tags", True) else " (no concept tags)"))
         if r.get("round_ratios"):
             lines.append(f"          ratio per round (ours and raw back to back): {r['round_ratios']}")
         cpu = r.get("cpu_us_per_doc") or {}
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, help="indexing repeats per size (default 3 ≤20k, 2 ≤200k, else 1)")
     parser.add_argument("--skip-search", action="store_true")
     parser.add_argument("--no-raw", action="store_true", help="skip the raw baseline (e.g. 1M, RSS only)")
+    parser.add_argument("--no-tags", action="store_true",
+                        help="index without concept tags (an empty glossary), ours and raw alike")
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--search-seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--corpus", type=Path, action="append", default=[],
@@ -102,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
             alias = f"{BENCH_ALIAS}"
             log(f"== {size} papers: indexing")
             idx = bench_indexing(size, args.repeats or default_repeats(size), args.seed, raw=not args.no_raw,
-                                 alias=alias)
+                                 alias=alias, tags=not args.no_tags)
             results["indexing"].append(idx.summary())
             if not args.skip_search:
                 log(f"== {size} papers: search")
@@ -116,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             log(f"== {corpus.name}: indexing")
             idx = bench_indexing(0, args.repeats or 3, args.seed, raw=not args.no_raw, alias=BENCH_ALIAS,
-                                 corpus=corpus)
+                                 corpus=corpus, tags=not args.no_tags)
             results["indexing"].append(idx.summary())
     finally:
         if not args.keep:

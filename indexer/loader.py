@@ -86,13 +86,13 @@ class _Sender:
                 self.stats.rejected += len(chunk.rejects)
                 for reject in chunk.rejects:
                     self.rejects.write(reject)
-            if chunk.offsets:
+            if len(chunk):
                 self.send(chunk)
             with self.lock:
                 self.progress.update(chunk.position, self.stats)
 
     def send(self, chunk: Chunk) -> None:
-        pending = list(range(len(chunk.offsets)))
+        pending = list(range(len(chunk)))
         body = bytes(chunk.body)
         for attempt in range(MAX_RETRIES + 1):
             backoff = min(MAX_BACKOFF, INITIAL_BACKOFF * 2**attempt)
@@ -128,7 +128,7 @@ class _Sender:
                     retry.append(i)
                 else:
                     stats.failed += 1
-                    source, line, doc_id = chunk.where[i]
+                    source, line, doc_id = chunk.where(i)
                     error = op.get("error") or {}
                     if not isinstance(error, dict):
                         error = {"reason": error}

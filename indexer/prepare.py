@@ -14,6 +14,7 @@ import os
 import queue
 import threading
 import traceback
+from array import array
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,19 +39,35 @@ PRODUCER_PROCESS: bool | None = None  # None: a forked process when that is safe
 
 @dataclass
 class Chunk:
-    """One bulk request: NDJSON action/document pairs, and where each document came from."""
+    """One bulk request: NDJSON action/document pairs, and where each document came from.
+
+    Everything per document is a flat array, so handing a chunk to another process is a few copies
+    of memory rather than a thousand small objects pickled (measured: 7.7 µs per paper that way)."""
 
     body: bytearray = field(default_factory=bytearray)
-    offsets: list[int] = field(default_factory=list)  # where each document's action line starts in body
-    where: list[tuple[str, int | None, str]] = field(default_factory=list)  # (input file, line, id)
+    offsets: array = field(default_factory=lambda: array("q"))  # where each document's action line starts
+    lines: array = field(default_factory=lambda: array("q"))  # each document's input line (0: unknown)
+    files: list[tuple[int, str]] = field(default_factory=list)  # (first document's index, input file)
     rejects: list[Reject] = field(default_factory=list)  # rejected since the previous chunk, in file order
     read: int = 0  # input records behind this chunk (papers and rejects)
     position: int = 0  # input bytes (as stored, so compressed for gzip) consumed so far, all sources
 
     def add(self, paper: Paper, file: str, line: int | None, document: bytes) -> None:
+        if not self.files or self.files[-1][1] != file:
+            self.files.append((len(self.offsets), file))
         self.offsets.append(len(self.body))
+        self.lines.append(line or 0)
         self.body += b'{"index":{"_id":' + orjson.dumps(paper.id) + b"}}\n" + document + b"\n"
-        self.where.append((file, line, paper.id))
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+    def where(self, i: int) -> tuple[str, int | None, str]:
+        """(input file, line, paper id) of the i-th document (for reporting its failure)."""
+        file = next(name for first, name in reversed(self.files) if first <= i)
+        start = self.offsets[i]
+        action = orjson.loads(self.body[start:self.body.index(b"\n", start)])
+        return file, self.lines[i] or None, action["index"]["_id"]
 
     def part(self, indices: list[int]) -> bytes:
         """The body of only these documents (for retrying them)."""

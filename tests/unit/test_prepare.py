@@ -38,7 +38,7 @@ def documents(chunk: Chunk) -> list[tuple[dict, dict]]:
 
 def test_every_document_keeps_its_file_and_line_and_rejects_stay_in_order(taxonomy: Taxonomy) -> None:
     chunks, end = run([BROKEN, SAMPLE], taxonomy)
-    where = [w for c in chunks for w in c.where]
+    where = [c.where(i) for c in chunks for i in range(len(c))]
     rejects = [r for c in chunks for r in c.rejects]
     assert [(s, line) for s, line, _ in where[:3]] == [("broken.jsonl", 1), ("broken.jsonl", 7), ("broken.jsonl", 10)]
     assert [(s, line) for s, line, _ in where[3:]] == [("papers.jsonl", n) for n in range(1, 41)]
@@ -46,7 +46,7 @@ def test_every_document_keeps_its_file_and_line_and_rejects_stay_in_order(taxono
     assert sum(c.read for c in chunks) == len(where) + len(rejects)
     for chunk in chunks:
         pairs = documents(chunk)
-        assert [a["index"]["_id"] for a, _ in pairs] == [doc_id for _, _, doc_id in chunk.where]
+        assert [a["index"]["_id"] for a, _ in pairs] == [chunk.where(i)[2] for i in range(len(chunk))]
         assert all(d["id"] == a["index"]["_id"] and "heading" in d for a, d in pairs)
     assert end.unknown_topics == {"Quantum Basket Weaving · Looms": 1}
 
@@ -54,19 +54,18 @@ def test_every_document_keeps_its_file_and_line_and_rejects_stay_in_order(taxono
 def test_chunks_are_cut_by_count_and_by_bytes(taxonomy: Taxonomy, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prepare, "CHUNK_DOCS", 7)
     chunks, _ = run([SAMPLE], taxonomy)
-    assert [len(c.offsets) for c in chunks] == [7, 7, 7, 7, 7, 5]
+    assert [len(c) for c in chunks] == [7, 7, 7, 7, 7, 5]
     monkeypatch.setattr(prepare, "CHUNK_DOCS", 1000)
     monkeypatch.setattr(prepare, "CHUNK_BYTES", 6000)
     chunks, _ = run([SAMPLE], taxonomy)
-    assert sum(len(c.offsets) for c in chunks) == 40 and len(chunks) > 5
-    assert all(len(c.body) <= 6000 for c in chunks if len(c.offsets) > 1)
+    assert sum(len(c) for c in chunks) == 40 and len(chunks) > 5
+    assert all(len(c.body) <= 6000 for c in chunks if len(c) > 1)
 
 
 def test_part_holds_exactly_the_chosen_documents(taxonomy: Taxonomy) -> None:
     chunk = run([SAMPLE], taxonomy)[0][0]
     pairs = documents(chunk)
     part = Chunk(body=bytearray(chunk.part([1, 5, 39])))
-    part.offsets = [0]  # only for documents(): the pairs are parsed from the body
     assert [d["id"] for _, d in documents(part)] == [pairs[i][1]["id"] for i in (1, 5, 39)]
 
 

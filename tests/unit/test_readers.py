@@ -419,4 +419,4 @@ def test_a_source_is_sniffed_from_its_head_and_read_once(tmp_path: Path, monkeyp
     produce([source], taxonomy, chunks.append)
     assert counter["opens"] == 2  # the sniff and the one read for data
     assert counter["bytes"] - sniffed == path.stat().st_size  # the data read once, no re-probing
-    assert sum(len(c.offsets) for c in chunks[:-1]) == 2000
+    assert sum(len(c) for c in chunks[:-1]) == 2000
