@@ -5,8 +5,8 @@
 1. Query time: papersearch.concepts recognition plus webapp.services.expansion (the forms to add)
    for every query of bench/relevance/*.json, each parsed as the webapp parses it; p50/p95/max in µs
    (the target is p50 ≤ 1 ms).
-2. Index time, no Elasticsearch: CPU of read + validate + to_document per paper with the glossary and
-   with an empty one (the tagging's share of the indexer's own CPU), on the synthetic corpus
+2. Index time, no Elasticsearch: CPU of read + validate + DocumentBuilder.build per paper with the glossary
+   and with an empty one (the tagging's share of the indexer's own CPU), on the synthetic corpus
    (bench/corpus.py) and on each --corpus file (e.g. ../shared/corpora/*.jsonl.gz; skipped when absent).
 3. Unless --no-index: indexer.loader.load() of the synthetic corpus into a fresh index, with tags and
    without (an empty glossary), alternating, best of --repeats each; throughput ratio (target ≥ 0.90).
@@ -73,8 +73,9 @@ def bench_queries(rounds: int = 20) -> dict:
 
 
 def prepare(corpus: Path) -> dict:
-    """Per-paper CPU of read + validate + to_document, with and without tagging (no Elasticsearch)."""
-    from indexer.models import Paper, to_document
+    """Per-paper CPU of read + validate + DocumentBuilder.build, with and without tagging (no Elasticsearch)."""
+    from indexer.documents import DocumentBuilder
+    from indexer.models import Paper
     from indexer.readers import read_records
     from papersearch import concepts
     from papersearch.taxonomy import Taxonomy
@@ -85,8 +86,9 @@ def prepare(corpus: Path) -> dict:
     for label in ("with", "without", "with_again"):
         with without_tagging() if label == "without" else _nothing():
             started = time.process_time()  # CPU of this process: steadier than wall time on a shared machine
+            builder = DocumentBuilder(taxonomy)
             papers = [r for r in read_records(corpus, taxonomy) if isinstance(r, Paper)]
-            tags = sum(len(to_document(p, taxonomy)["concepts"]) for p in papers)
+            tags = sum(len(builder.build(p)["concepts"]) for p in papers)
             seconds = time.process_time() - started
         out[label] = {"papers": len(papers), "us_per_paper": round(seconds / len(papers) * 1e6, 1),
                       "tags_per_paper": round(tags / len(papers), 2)}
@@ -104,6 +106,7 @@ def _nothing():
 def load_once(corpus: Path, tagged: bool) -> float:
     from bench.profile_indexer import client
     from indexer import loader
+    from indexer import prepare as producer
     from indexer.rejects import RejectsWriter
     from papersearch import index_definition
 
@@ -116,7 +119,7 @@ def load_once(corpus: Path, tagged: bool) -> float:
         with RejectsWriter(DATA_DIR / "rejects-concepts.jsonl") as rejects, \
                 (_nothing() if tagged else without_tagging()):
             started = time.perf_counter()
-            stats = loader.load(es, INDEX, [corpus], rejects, progress=False)
+            stats = loader.load(es, INDEX, producer.start([corpus]), rejects, progress=False)
             es.indices.refresh(index=INDEX)
             seconds = time.perf_counter() - started
         return stats.created / seconds

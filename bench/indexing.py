@@ -1,27 +1,31 @@
 """Indexing throughput: our full reindex path against a raw `_bulk` baseline, in the same run.
 
-    .venv/bin/python -m bench.indexing --size 13033 [--repeats 3] [--keep]
+    .venv/bin/python -m bench.indexing --size 13033 [--repeats 3] [--cleanup] [--corpus FILE] [--no-raw]
 
 ours  `papersearch-admin --alias papersbench_idx reindex CORPUS --no-progress` as a subprocess:
-      parse → validate (pydantic) → to_document → streaming_bulk → finish/refresh → verify → alias
-      swap. Wall time from spawn to exit (interpreter start-up included); peak RSS sampled with
-      psutil every 20 ms (the child's rusage ru_maxrss is useless here: Linux keeps the high-water
-      mark across exec, so it includes the fork of this benchmark process, raw bodies and all).
-raw   the same documents (read_records → to_document, i.e. byte-identical _source), serialised into
-      NDJSON `_bulk` bodies of the same chunking (1000 docs / 8 MB) *before* the clock starts, sent
-      over as many keep-alive HTTP connections as our loader keeps bulk requests in flight
-      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the
-      same body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create +
-      bulk + refresh.
+      sniff → producer (parse, validate, build documents, serialise; its own process) → two bulk
+      streams → finish/refresh → verify → alias swap → prune. Wall time from spawn to exit
+      (interpreter start-up included); peak RSS sampled with psutil every 20 ms, the indexer and
+      its producer process added up (an upper bound: pages they share count twice). The child's
+      rusage ru_maxrss is useless here: Linux keeps the high-water mark across exec, so it includes
+      the fork of this benchmark process, raw bodies and all.
+raw   the bulk bodies our own producer makes of the same file (byte-identical requests, same
+      chunking: 1000 docs / 8 MB), made *before* the clock starts, POSTed to /<index>/_bulk over as
+      many keep-alive HTTP connections as our loader keeps requests in flight
+      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the same
+      body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create + bulk +
+      refresh. Full responses (we ask for fewer fields; see indexer.loader).
 
 Runs alternate the order (ours/raw, raw/ours, …) and keep the best of each. The ratio is
-docs/s(ours) / docs/s(raw). The last `ours` index stays behind the alias papersbench_idx for the
+docs/s(ours) / docs/s(raw). --corpus takes a real corpus file instead of the synthetic one (skipped
+with a note when absent). The last `ours` index stays behind the alias papersbench_idx for the
 search benchmark unless --cleanup.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -47,6 +51,7 @@ from bench.common import (
     log,
     retrying,
 )
+from bench.concepts import without_tagging
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 
 BENCH_ALIAS = "papersbench_idx"
@@ -66,6 +71,11 @@ class Run:
     # over exec, so it includes the forked copy of this (benchmark) process before exec. Kept for the record.
     ru_maxrss_mb: float | None = None
     index: str | None = None
+    # CPU seconds during the run: the local Elasticsearch node's, and the client's (ours: the admin and
+    # its producer; raw: this process's sending threads). The shared machine stretches wall times;
+    # CPU per document shows what each side costs regardless.
+    es_cpu_s: float | None = None
+    client_cpu_s: float | None = None
 
     @property
     def rate(self) -> float:
@@ -78,16 +88,23 @@ class IndexingResult:
     corpus: str
     corpus_mb: float
     profile: str
+    tags: bool = True
     runs: list[Run] = field(default_factory=list)
 
     def best(self, kind: str) -> Run | None:
         runs = [r for r in self.runs if r.kind == kind]
         return min(runs, key=lambda r: r.seconds) if runs else None
 
+    def round_ratios(self) -> list[float]:
+        ours = [r for r in self.runs if r.kind == "ours"]
+        raw = [r for r in self.runs if r.kind == "raw"]
+        return [round(o.rate / r.rate, 3) for o, r in zip(ours, raw, strict=False) if r.rate]
+
     def summary(self) -> dict:
         ours, raw = self.best("ours"), self.best("raw")
         out = {
             "size": self.size, "corpus": self.corpus, "corpus_mb": round(self.corpus_mb, 1), "profile": self.profile,
+            "concept_tags": self.tags,
             "ours_seconds": round(ours.seconds, 2) if ours else None,
             "ours_docs_per_s": round(ours.rate) if ours else None,
             "ours_load_seconds": round(ours.load_seconds, 2) if ours and ours.load_seconds else None,
@@ -96,33 +113,86 @@ class IndexingResult:
             "raw_seconds": round(raw.seconds, 2) if raw else None,
             "raw_docs_per_s": round(raw.rate) if raw else None,
             "ratio": round(ours.rate / raw.rate, 3) if ours and raw else None,
+            # Per round (ours and raw back to back): on a shared machine the load drifts between rounds,
+            # and the spread of these shows how far the best-of ratio can be trusted.
+            "round_ratios": self.round_ratios(),
+            "cpu_us_per_doc": {kind: _cpu_per_doc([r for r in self.runs if r.kind == kind])
+                               for kind in ("ours", "raw")},
             "runs": [asdict(r) | {"rate": round(r.rate)} for r in self.runs],
         }
         return out
+
+
+def _cpu_per_doc(runs: list[Run]) -> dict[str, float] | None:
+    """Median CPU µs per document of Elasticsearch and of the client over the runs of one kind."""
+    es = sorted(r.es_cpu_s / r.docs * 1e6 for r in runs if r.es_cpu_s is not None and r.docs)
+    client = sorted(r.client_cpu_s / r.docs * 1e6 for r in runs if r.client_cpu_s is not None and r.docs)
+    if not es or not client:
+        return None
+    return {"es": round(es[len(es) // 2], 1), "client": round(client[len(client) // 2], 1)}
 
 
 # --- ours -------------------------------------------------------------------------------------------
 
 
 def _sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) -> None:
+    """Peak RSS of the indexer and its children (the producer process) together."""
     while not stop.is_set():
         try:
-            peak[0] = max(peak[0], proc.memory_info().rss)
+            rss = proc.memory_info().rss
+            for child in proc.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    rss += child.memory_info().rss
+            peak[0] = max(peak[0], rss)
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             return
         stop.wait(0.02)
 
 
-def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
+def es_process() -> psutil.Process | None:
+    """The local node's JVM (None when benchmarking a cluster given by ES_URL)."""
+    state = ROOT / ".local" / "node-state.json"
+    if os.environ.get("ES_URL") or not state.exists():
+        return None
+    home = json.loads(state.read_text()).get("home", "")
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        if home and "java" in (proc.info["name"] or "") and any(home in a for a in proc.info["cmdline"] or []):
+            return proc
+    return None
+
+
+def cpu_seconds(proc: psutil.Process | None) -> float | None:
+    if proc is None:
+        return None
+    try:
+        times = proc.cpu_times()
+    except psutil.Error:
+        return None
+    return times.user + times.system
+
+
+def admin_without_concept_tags() -> int:
+    """`papersearch-admin` (arguments from sys.argv) with an empty glossary, for --no-tags runs."""
+    from indexer import admin
+
+    with without_tagging():
+        return admin.main(sys.argv[1:])
+
+
+def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True) -> Run:
     delete_indices(f"{alias}-*")  # a fresh build every time (previous versions would be kept otherwise)
     user, password = identity(INDEXER_USER)
     env = {**os.environ, "ES_URL": es_url(), "ES_USERNAME": user, "ES_PASSWORD": password,
            "PAPERSEARCH_ALIAS": alias, "PYTHONUNBUFFERED": "1"}
     rejects = DATA_DIR / f"rejects-{alias}.jsonl"
     out_path = DATA_DIR / f"reindex-{alias}.log"
-    cmd = [str(VENV_BIN / "papersearch-admin"), "--alias", alias, "reindex", str(corpus), "--no-progress",
+    admin = [str(VENV_BIN / "papersearch-admin")] if tags else \
+        [sys.executable, "-c", "import sys, bench.indexing as b; sys.exit(b.admin_without_concept_tags())"]
+    cmd = [*admin, "--alias", alias, "reindex", str(corpus), "--no-progress", "--allow-rejects",
            "--rejects", str(rejects)]
+    es = es_process()
     with out_path.open("w") as out:
+        es_before = cpu_seconds(es)
         started = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         peak = [0.0]
@@ -131,6 +201,7 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
         sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started
+        es_after = cpu_seconds(es)
         stop.set()
         sampler.join()
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -142,37 +213,26 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS) -> Run:
     index = re.search(rf"alias {alias} → (\S+)", output)
     return Run("ours", docs, seconds, load_seconds=float(match.group(2)) if match else None,
                peak_rss_mb=peak[0] / 1024 / 1024, ru_maxrss_mb=usage.ru_maxrss / 1024,
-               index=index.group(1) if index else None)
+               index=index.group(1) if index else None,
+               es_cpu_s=es_after - es_before if es_before is not None and es_after is not None else None,
+               client_cpu_s=usage.ru_utime + usage.ru_stime)  # includes the producer, a waited-for child
 
 
 # --- raw baseline -----------------------------------------------------------------------------------
 
 
-def build_bodies(corpus: Path, index: str) -> tuple[list[bytes], int]:
-    """NDJSON bulk bodies of the documents our indexer would send (same chunking), serialised up front."""
-    from indexer.models import Paper, to_document
-    from indexer.readers import read_records
+def build_bodies(corpus: Path) -> tuple[list[bytes], int]:
+    """The bulk bodies our indexer sends (its own producer: same documents, same chunking), made up
+    front, and the number of distinct papers in them."""
+    from indexer.prepare import Chunk, produce
+    from indexer.readers import sniff
     from papersearch.taxonomy import Taxonomy
 
     taxonomy = Taxonomy.load()
-    dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode  # as the client serialises
-    bodies: list[bytes] = []
-    chunk: list[bytes] = []
-    size = docs = 0
-    for record in read_records(corpus, taxonomy):
-        if not isinstance(record, Paper):
-            continue
-        line = (dumps({"index": {"_index": index, "_id": record.id}}) + "\n"
-                + dumps(to_document(record, taxonomy)) + "\n").encode()
-        if chunk and (len(chunk) >= CHUNK_DOCS or size + len(line) > CHUNK_BYTES):
-            bodies.append(b"".join(chunk))
-            chunk, size = [], 0
-        chunk.append(line)
-        size += len(line)
-        docs += 1
-    if chunk:
-        bodies.append(b"".join(chunk))
-    return bodies, docs
+    chunks: list = []
+    produce([sniff(corpus, taxonomy)], taxonomy, chunks.append)
+    chunks = [c for c in chunks if isinstance(c, Chunk) and len(c)]
+    return [bytes(c.body) for c in chunks], len({c.where(i)[2] for c in chunks for i in range(len(c))})
 
 
 class Connection:
@@ -225,11 +285,13 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
                 body = next(queue, None)
             if body is None:
                 return
-            status, text = conn.request("POST", "/_bulk", body, "application/x-ndjson")
+            status, text = conn.request("POST", f"/{index}/_bulk", body, "application/x-ndjson")
             if status != 200 or b'"errors":true' in text[:200]:
                 raise RuntimeError(f"bulk failed: {status} {text[:1000]!r}")
 
+    es = es_process()
     try:
+        es_before, client_before = cpu_seconds(es), time.process_time()
         started = time.perf_counter()
         status, text = conns[0].request("PUT", f"/{index}", create)
         if status != 200:
@@ -239,6 +301,7 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
                 future.result()
         status, text = conns[0].request("POST", f"/{index}/_refresh")
         seconds = time.perf_counter() - started
+        es_after, client_cpu = cpu_seconds(es), time.process_time() - client_before
         status, text = conns[0].request("GET", f"/{index}/_count")
         count = json.loads(text)["count"]
     finally:
@@ -246,7 +309,8 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
             conn.close()
     if count != docs:
         raise RuntimeError(f"raw baseline: {index} holds {count} docs, expected {docs}")
-    return Run("raw", docs, seconds, index=index)
+    return Run("raw", docs, seconds, index=index, client_cpu_s=client_cpu,
+               es_cpu_s=es_after - es_before if es_before is not None and es_after is not None else None)
 
 
 # --- the benchmark ----------------------------------------------------------------------------------
@@ -262,16 +326,28 @@ def choose_profile() -> str:
     return index_definition.choose_profile(make_client("indexer", settings), settings.analysis_profile)
 
 
+def _cpu_note(run: Run) -> str:
+    if run.es_cpu_s is None or run.client_cpu_s is None or not run.docs:
+        return ""
+    return f", CPU µs/doc: ES {run.es_cpu_s / run.docs * 1e6:.0f}, client {run.client_cpu_s / run.docs * 1e6:.0f}"
+
+
 def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool = True,
-                   alias: str = BENCH_ALIAS, pause: float = 3.0) -> IndexingResult:
-    corpus = ensure_corpus(size, seed, log=log)
+                   alias: str = BENCH_ALIAS, pause: float = 3.0, corpus: Path | None = None,
+                   tags: bool = True) -> IndexingResult:
+    """Alternating runs of ours and raw on the synthetic corpus of `size` papers, or on a given file
+    (a real corpus; then `size` is the number of papers in it). tags=False: both without concept
+    tags (an empty glossary), to see what the tagging costs."""
+    corpus = corpus or ensure_corpus(size, seed, log=log)
     profile = retrying("profile", choose_profile)
-    result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile)
+    result = IndexingResult(size, corpus.name, corpus.stat().st_size / 1e6, profile, tags)
     bodies: list[bytes] = []
     docs = 0
     if raw:
         started = time.perf_counter()
-        bodies, docs = build_bodies(corpus, RAW_INDEX)
+        with contextlib.nullcontext() if tags else without_tagging():
+            bodies, docs = build_bodies(corpus)
+        result.size = docs
         log(f"raw baseline: {docs} docs in {len(bodies)} bulk bodies ({sum(map(len, bodies)) / 1e6:.0f} MB), "
             f"prepared in {time.perf_counter() - started:.1f}s (not timed)")
     for i in range(repeats):
@@ -281,29 +357,36 @@ def bench_indexing(size: int, repeats: int, seed: int = DEFAULT_SEED, raw: bool 
                 continue
             time.sleep(pause)  # let the previous run's deletes and merges settle
             if kind == "ours":
-                run = retrying("ours", lambda: run_ours(corpus, alias))
+                run = retrying("ours", lambda: run_ours(corpus, alias, tags))
                 log(f"  ours  #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s "
-                    f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB")
+                    f"(loader {run.load_seconds}s), peak RSS {run.peak_rss_mb:.0f} MB{_cpu_note(run)}")
             else:
                 run = retrying("raw", lambda: run_raw(bodies, docs, profile))
                 delete_indices(RAW_INDEX)
-                log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s")
+                log(f"  raw   #{i + 1}: {run.docs} docs in {run.seconds:.2f}s = {run.rate:,.0f} docs/s{_cpu_note(run)}")
             result.runs.append(run)
+    result.size = result.size or max((r.docs for r in result.runs), default=0)
     return result
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=13033)
+    parser.add_argument("--corpus", type=Path, help="a real corpus file instead of the synthetic one")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--no-raw", action="store_true", help="only our path (e.g. for the 1M RSS check)")
+    parser.add_argument("--no-tags", action="store_true", help="ours and raw without concept tags (empty glossary)")
     parser.add_argument("--cleanup", action="store_true", help="delete the benchmark indices afterwards")
     args = parser.parse_args(argv)
     from bench.common import ensure_node
 
     ensure_node()
-    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw)
+    if args.corpus and not args.corpus.is_file():
+        log(f"{args.corpus}: not there; skipped")
+        return 0
+    result = bench_indexing(args.size, args.repeats, args.seed, raw=not args.no_raw, corpus=args.corpus,
+                            tags=not args.no_tags)
     print(json.dumps(result.summary(), indent=2))
     if args.cleanup:
         delete_indices(f"{BENCH_ALIAS}*")

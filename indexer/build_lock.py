@@ -1,7 +1,8 @@
 """One full build per alias at a time, cluster-wide, surviving nothing but a heartbeat.
 
 The lock is a document in `<alias>_locks`, created with op_type=create (so only one run wins) and
-refreshed by a background heartbeat while the build runs. A run that was killed stops beating; after `ttl`
+refreshed by a background heartbeat while the build runs. Every read of it is a realtime GET by id,
+so no write waits for an index refresh. A run that was killed stops beating; after `ttl`
 seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
 The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120.
 """
@@ -48,7 +49,7 @@ class BuildLock:
                 if not self.client.indices.exists(index=self.index):  # lost a creation race: fine
                     raise
         try:
-            self.client.index(index=self.index, id="build", document=self._body(), op_type="create", refresh=True)
+            self.client.index(index=self.index, id="build", document=self._body(), op_type="create")
         except ConflictError:
             current = self.client.get(index=self.index, id="build")
             held = current["_source"]
@@ -59,7 +60,7 @@ class BuildLock:
                     f"{held.get('started')}, last heartbeat {age:.0f}s ago); try again when it has finished"
                 ) from None
             try:  # stale: the holder was killed. Take over only if nobody else did meanwhile.
-                self.client.index(index=self.index, id="build", document=self._body(), refresh=True,
+                self.client.index(index=self.index, id="build", document=self._body(),
                                   if_seq_no=current["_seq_no"], if_primary_term=current["_primary_term"])
             except ConflictError:
                 raise LockBusy("another build took over a stale lock at the same moment") from None
@@ -83,7 +84,7 @@ class BuildLock:
             held = self.client.get(index=self.index, id="build")
             if held["_source"].get("owner") == self.owner:
                 self.client.delete(index=self.index, id="build", if_seq_no=held["_seq_no"],
-                                   if_primary_term=held["_primary_term"], refresh=True)
+                                   if_primary_term=held["_primary_term"])
         except (NotFoundError, ConflictError):
             pass
 

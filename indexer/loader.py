@@ -1,7 +1,8 @@
-"""Stream parsed papers into an index with the client's bulk helper, counting everything.
+"""Send the producer's chunks to Elasticsearch as `_bulk` requests, counting everything.
 
-Rejected input records and per-document bulk failures both go to the rejects file; nothing is
-dropped without a line there and a count in the summary.
+Rejected input records and per-document bulk failures both go to the rejects file (file, line, id and
+the cluster's reason); nothing is dropped without a line there and a count in the summary. Documents
+the cluster refuses with 429 (busy) are sent again with backoff, as the client's bulk helper does.
 """
 
 from __future__ import annotations
@@ -9,26 +10,22 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import defaultdict, deque
-from collections.abc import Iterable, Iterator
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Any
 
-from elasticsearch import Elasticsearch
-from elasticsearch.helpers import streaming_bulk
-from tqdm import tqdm
+from elasticsearch import ApiError, Elasticsearch
 
-from indexer.models import Paper, to_document
-from indexer.readers import read_records
+from indexer.prepare import Chunk, Producer
 from indexer.rejects import Reject, RejectsWriter
-from papersearch.taxonomy import Taxonomy
 
-CHUNK_DOCS = 1000
-CHUNK_BYTES = 8 * 1024 * 1024  # bulk requests sized by bytes as well as by count
-# Two requests in flight: while Elasticsearch indexes one chunk, the other thread parses and sends the
-# next, so both cores of a small box stay busy (bench/: 27% faster than one serial stream).
+# Two requests in flight: while Elasticsearch indexes one chunk it can index the other on the second
+# core, and the producer prepares more meanwhile (DECISIONS.md, "Indexer throughput: a producer
+# process feeding our own bulk sender").
 BULK_THREADS = 2
+MAX_RETRIES, INITIAL_BACKOFF, MAX_BACKOFF = 5, 1.0, 30.0  # for 429s, as streaming_bulk's defaults here
+# Per document only what we count: status, created/updated, and the error of a failure.
+_FILTER = "items.*.status,items.*.result,items.*.error"
 
 
 @dataclass
@@ -51,111 +48,118 @@ class LoadStats:
                 f"rejected {self.rejected}, failed {self.failed}, {self.seconds:.1f}s ({self.rate:.0f} docs/s)")
 
 
-def estimate_records(paths: Iterable[Path]) -> int | None:
-    """Lines in the inputs (one record per line for JSON Lines), for the progress bar's ETA."""
-    total = 0
-    for path in paths:
-        if path.suffix == ".gz" or path.suffix == ".txt":
-            return None  # compressed or listing pages: no cheap estimate, show count and rate only
-        with path.open("rb") as f:
-            total += sum(block.count(b"\n") for block in iter(lambda f=f: f.read(1 << 20), b""))
-    return total
+class _Progress:
+    """Bytes of input done (ETA from the file sizes), with counts; nothing at all when switched off."""
+
+    def __init__(self, total_bytes: int, enabled: bool) -> None:
+        self.bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, desc="indexing", file=sys.stderr,
+                            dynamic_ncols=True, mininterval=0.5)
+
+    def update(self, position: int, stats: LoadStats) -> None:
+        if self.bar is not None and position > self.bar.n:
+            self.bar.set_postfix(indexed=stats.indexed, rejected=stats.rejected, failed=stats.failed, refresh=False)
+            self.bar.update(position - self.bar.n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
 
 
-def paper_actions(sources: list[Path], index: str, taxonomy: Taxonomy, rejects: RejectsWriter,
-                  stats: LoadStats, locations: dict[str, deque[str]]) -> Iterator[dict]:
-    for path in sources:
-        for record in read_records(path, taxonomy):
-            stats.read += 1
-            if isinstance(record, Reject):
-                rejects.write(record)
-                stats.rejected += 1
-                continue
-            assert isinstance(record, Paper)
-            locations[record.id].append(record.source or path.name)
-            yield {"_op_type": "index", "_index": index, "_id": record.id, "_source": to_document(record, taxonomy)}
+class _Sender:
+    """What each bulk thread runs: take a chunk, send it (retrying 429s), account for every document."""
 
-
-class _SharedActions:
-    """One action stream feeding several bulk threads. Whichever thread asks next does the parsing,
-    under the lock that also guards the counters and the rejects file."""
-
-    def __init__(self, actions: Iterator[dict], lock: threading.Lock) -> None:
-        self._actions = actions
-        self._lock = lock
+    def __init__(self, client: Elasticsearch, index: str, producer: Producer, rejects: RejectsWriter,
+                 stats: LoadStats, progress: _Progress) -> None:
+        self.client, self.index, self.producer = client, index, producer
+        self.rejects, self.stats, self.progress = rejects, stats, progress
+        self.lock = threading.Lock()
         self.stopped = False
 
-    def __iter__(self) -> _SharedActions:
-        return self
+    def run(self) -> None:
+        while not self.stopped and (chunk := self.producer.next()) is not None:
+            with self.lock:
+                self.stats.read += chunk.read
+                self.stats.rejected += len(chunk.rejects)
+                for reject in chunk.rejects:
+                    self.rejects.write(reject)
+            if len(chunk):
+                self.send(chunk)
+            with self.lock:
+                self.progress.update(chunk.position, self.stats)
 
-    def __next__(self) -> dict:
-        with self._lock:
-            if self.stopped:
-                raise StopIteration
-            return next(self._actions)
+    def send(self, chunk: Chunk) -> None:
+        pending = list(range(len(chunk)))
+        body = bytes(chunk.body)
+        for attempt in range(MAX_RETRIES + 1):
+            backoff = min(MAX_BACKOFF, INITIAL_BACKOFF * 2**attempt)
+            try:
+                items = self.client.bulk(operations=body, index=self.index, filter_path=_FILTER)["items"]
+            except ApiError as exc:
+                if exc.status_code == 429 and attempt < MAX_RETRIES:
+                    time.sleep(backoff)
+                    continue
+                error = {"type": "", "reason": str(exc)}
+                items = [{"index": {"status": exc.status_code, "error": error}} for _ in pending]
+            retry = self.account(chunk, pending, items, retry_429=attempt < MAX_RETRIES)
+            if not retry:
+                return
+            pending, body = retry, chunk.part(retry)
+            time.sleep(backoff)
+
+    def account(self, chunk: Chunk, pending: list[int], items: list[dict], retry_429: bool) -> list[int]:
+        """Count each document's result; returns those to send again (429)."""
+        retry: list[int] = []
+        with self.lock:
+            stats = self.stats
+            for i, item in zip(pending, items, strict=True):
+                op = item.get("index") or {}
+                status = op.get("status", 500)
+                if 200 <= status < 300:
+                    stats.indexed += 1
+                    if op.get("result") == "created":
+                        stats.created += 1
+                    else:
+                        stats.updated += 1
+                elif status == 429 and retry_429:
+                    retry.append(i)
+                else:
+                    stats.failed += 1
+                    source, line, doc_id = chunk.where(i)
+                    error = op.get("error") or {}
+                    if not isinstance(error, dict):
+                        error = {"reason": error}
+                    detail = f"id {doc_id}: {error.get('type', '')} {error.get('reason', '')}".strip()
+                    self.rejects.write(Reject.make(source, line, "", "indexing failed", detail=detail))
+        return retry
 
 
-def load(client: Elasticsearch, index: str, sources: list[Path], rejects: RejectsWriter,
-         taxonomy: Taxonomy | None = None, progress: bool = True) -> LoadStats:
-    """Index every accepted paper from `sources` into `index` (an index or a write alias)."""
-    taxonomy = taxonomy or Taxonomy.load()
+def load(client: Elasticsearch, index: str, producer: Producer, rejects: RejectsWriter,
+         progress: bool = True) -> LoadStats:
+    """Index every accepted paper the producer prepares into `index` (an index or a write alias)."""
     stats = LoadStats()
     started = time.monotonic()
-    locations: dict[str, deque[str]] = defaultdict(deque)
-    lock = threading.Lock()
-    actions = _SharedActions(paper_actions(sources, index, taxonomy, rejects, stats, locations), lock)
-    bar = tqdm(total=estimate_records(sources), unit="doc", desc="indexing", disable=not progress,
-               file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
-    pending_bar = 0
-
-    def record(ok: bool, item: dict) -> None:
-        nonlocal pending_bar
-        op = item.get("index") or item.get("create") or {}
-        doc_id = str(op.get("_id"))
-        where = locations[doc_id].popleft() if locations.get(doc_id) else "?"
-        if not locations.get(doc_id):
-            locations.pop(doc_id, None)
-        if ok:
-            stats.indexed += 1
-            if op.get("result") == "created":
-                stats.created += 1
-            else:
-                stats.updated += 1
-        else:
-            stats.failed += 1
-            error = op.get("error", {})
-            if not isinstance(error, dict):
-                error = {"reason": error}
-            detail = f"id {doc_id}: {error.get('type', '')} {error.get('reason', '')}".strip()
-            rejects.write(Reject.make(where, None, "", "indexing failed", detail=detail))
-        pending_bar += 1
-        if pending_bar >= 250:  # tqdm's per-call cost is visible at thousands of docs/s
-            bar.update(pending_bar)
-            bar.set_postfix(rejected=stats.rejected, failed=stats.failed, refresh=False)
-            pending_bar = 0
-
-    def consume() -> None:
-        for ok, item in streaming_bulk(
-            client, actions, chunk_size=CHUNK_DOCS, max_chunk_bytes=CHUNK_BYTES,
-            max_retries=5, initial_backoff=1, max_backoff=30,  # 429s are retried with backoff
-            raise_on_error=False, raise_on_exception=False, yield_ok=True,
-        ):
-            with lock:
-                record(ok, item)
-
-    with ThreadPoolExecutor(BULK_THREADS, thread_name_prefix="bulk") as pool:
-        futures = [pool.submit(consume) for _ in range(BULK_THREADS)]
-        try:
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in done:
-                future.result()  # re-raise a reader error (say a truncated gzip) at once
-            for future in futures:
-                future.result()
-        except BaseException:
-            actions.stopped = True  # the other thread finishes its chunk and stops
-            raise
-    bar.update(pending_bar)
-    bar.close()
+    bar = _Progress(producer.total_bytes, progress)
+    sender = _Sender(client, index, producer, rejects, stats, bar)
+    try:
+        with ThreadPoolExecutor(BULK_THREADS, thread_name_prefix="bulk") as pool:
+            futures = [pool.submit(sender.run) for _ in range(BULK_THREADS)]
+            try:
+                done, _ = wait(futures, return_when=FIRST_EXCEPTION)
+                for future in done:
+                    future.result()  # re-raise a reader error (say a truncated gzip) at once
+                for future in futures:
+                    future.result()
+            except BaseException:
+                sender.stopped = True  # the other thread finishes its chunk and stops
+                producer.close()
+                raise
+    finally:
+        producer.close()
+        bar.close()
     stats.seconds = time.monotonic() - started
-    stats.unknown_topics = dict(taxonomy.unknown)
+    stats.unknown_topics = producer.unknown_topics
     return stats

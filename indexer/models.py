@@ -39,17 +39,17 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
     ValidationError,
+    ValidationInfo,
+    field_validator,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from indexer.authors import parse_author_line, split_et_al
+from indexer.authors import split_author_names, split_et_al
 from indexer.rejects import Reject
-from papersearch import concepts
 from papersearch import text as t
-from papersearch.index_definition import concepts_config
-from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
 
 MIN_YEAR = 1800
 TEXT_FIELDS = ("title", "title_zh", "abstract", "abstract_zh")
@@ -86,12 +86,19 @@ def _optional_text(limit: int) -> Callable[[str | None], str | None]:
     return check
 
 
+# The common case of what urlsplit accepts below, without its cost: an ASCII http(s) URL whose host
+# does not start with a path, query or fragment; no spaces. Brackets (IPv6 hosts) go to urlsplit.
+_HTTP_URL = re.compile(r"(?i)https?://[^/?#\[\] ][^ \[\]]*")
+
+
 def _check_url(value: str | None) -> str | None:
     value = t.normalize_text(value)
     if not value:
         return None
     if len(value) > t.MAX_URL:
         raise _too_long(t.MAX_URL)
+    if value.isascii() and _HTTP_URL.fullmatch(value):
+        return value
     parts = urlsplit(value)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in value:
         raise PydanticCustomError("bad_url", "not an http(s) URL")
@@ -116,6 +123,8 @@ def _split_keywords(value: Any) -> Any:
 
 
 def _check_keywords(values: list[str]) -> list[str]:
+    if not values:
+        return values
     seen: set[str] = set()
     out: list[str] = []
     for raw in values:
@@ -130,10 +139,20 @@ def _check_keywords(values: list[str]) -> list[str]:
     return out
 
 
+def _split_author_line(value: Any) -> Any:
+    """Authors may come as one line "A, B, C 等" (the et-al tail is handled with the whole record)."""
+    return split_author_names(value) if isinstance(value, str) else value
+
+
 def _check_authors(values: list[str]) -> list[str]:
-    names = [t.normalize_text(v) for v in values]
-    names = [n for n in names if n]
-    if any(len(n) > t.MAX_AUTHOR for n in names):
+    # One normalisation for the usual list of clean names: joined with spaces they stay unchanged
+    # only if each is clean and non-empty (a stray space or an empty name would double a space).
+    joined = " ".join(values)
+    if joined and t.normalize_text(joined) == joined:
+        names = values
+    else:
+        names = [n for n in (t.normalize_text(v) for v in values) if n]
+    if max(map(len, names), default=0) > t.MAX_AUTHOR:
         raise _too_long(t.MAX_AUTHOR, "characters in an author name")
     if len(names) > t.MAX_AUTHORS:
         raise _too_long(t.MAX_AUTHORS, "authors")
@@ -154,7 +173,7 @@ OptionalShort = Annotated[str | None, AfterValidator(_optional_text(t.MAX_SHORT)
 Url = Annotated[str | None, AfterValidator(_check_url)]
 Year = Annotated[int | None, BeforeValidator(_empty_to_none), AfterValidator(_check_year)]
 Keywords = Annotated[list[str], BeforeValidator(_split_keywords), AfterValidator(_check_keywords)]
-Authors = Annotated[list[str], AfterValidator(_check_authors)]
+Authors = Annotated[list[str], BeforeValidator(_split_author_line), AfterValidator(_check_authors)]
 Id = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_check_id)]
 
 
@@ -177,30 +196,25 @@ class Paper(BaseModel):
     url: Url = None
     pdf_url: Url = None
     keywords: Keywords = []
-    source: Short = ""
+    source: Short = Field(default="", validate_default=True)
 
-    @model_validator(mode="before")
+    @field_validator("source")
     @classmethod
-    def _split_et_al(cls, data: Any) -> Any:
-        """Authors may come as one line; a trailing 等 / et al. becomes the authors_et_al flag."""
-        if not isinstance(data, dict) or data.get("authors") is None:
-            return data
-        authors = data["authors"]
-        et_al = False
-        if isinstance(authors, str):
-            authors, et_al = parse_author_line(authors)
-        elif isinstance(authors, list) and authors and isinstance(authors[-1], str):
-            last, et_al = split_et_al(t.normalize_text(authors[-1]))
-            authors = [*authors[:-1], last] if last else authors[:-1]
-        if et_al:
-            data = {**data, "authors": authors, "authors_et_al": True}
-        elif authors is not data["authors"]:
-            data = {**data, "authors": authors}
-        return data
+    def _reader_source(cls, value: str, info: ValidationInfo) -> str:
+        """A record without a source gets the name of the file it was read from (the context)."""
+        if value or not info.context:
+            return value
+        return t.normalize_text(info.context["source"])
 
     @model_validator(mode="after")
     def _whole_record(self) -> Paper:
-        if not any(getattr(self, f) for f in TEXT_FIELDS):
+        # A trailing 等 / et al. on the author list becomes the authors_et_al flag.
+        if self.authors:
+            last, et_al = split_et_al(self.authors[-1])
+            if et_al:
+                self.authors = [*self.authors[:-1], last] if last else self.authors[:-1]
+                self.authors_et_al = True
+        if not (self.title or self.title_zh or self.abstract or self.abstract_zh):
             raise PydanticCustomError("missing_text", "needs a title or an abstract (English or Chinese)")
         if self.topic_subarea and not self.topic_area:
             raise PydanticCustomError("subarea_without_area", "topic_subarea given without topic_area")
@@ -219,14 +233,18 @@ def content_id(paper: Paper) -> str:
 _FIELD_FOR_ERROR = {"missing_text": "abstract", "subarea_without_area": "topic_subarea"}
 
 
+def paper_from_json(data: bytes | str, *, source: str) -> Paper:
+    """One JSON object validated by pydantic's JSON parser (no json.loads + dict step); raises
+    ValidationError for anything it refuses, including broken JSON."""
+    return Paper.model_validate_json(data, context={"source": source})
+
+
 def paper_or_reject(data: Any, *, source: str, line: int | None, raw: str = "") -> Paper | Reject:
     """Validate one input record; a failure becomes a Reject naming the first bad field."""
     if not isinstance(data, dict):
         return Reject.make(source, line, "", "record is not a JSON object", raw=raw)
-    if not data.get("source"):
-        data = {**data, "source": source}
     try:
-        return Paper.model_validate(data)
+        return Paper.model_validate(data, context={"source": source})
     except ValidationError as exc:
         errors = exc.errors(include_url=False)
         first = errors[0]
@@ -234,60 +252,3 @@ def paper_or_reject(data: Any, *, source: str, line: int | None, raw: str = "") 
         field = str(loc[0]) if loc else _FIELD_FOR_ERROR.get(first["type"], "")
         detail = f"+{len(errors) - 1} more errors" if len(errors) > 1 else ""
         return Reject.make(source, line, field, first["msg"], detail=detail, raw=raw)
-
-
-# --- the Elasticsearch document -------------------------------------------------------------------
-
-
-def heading_of(paper: Paper) -> str:
-    if paper.title:
-        return paper.title
-    if paper.title_zh:
-        return paper.title_zh
-    return t.derive_heading(paper.abstract or paper.abstract_zh)
-
-
-def to_document(paper: Paper, taxonomy: Taxonomy) -> dict[str, Any]:
-    """The document to index (every key always present; absent text is "", absent scalars None).
-
-    Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
-    (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
-    concepts the paper names, config/concepts.tsv) and languages ("en", "zh": which it is written
-    in). A known topic is stored in its canonical spelling; an unknown one is kept as given (under its
-    area's canonical name when the area is known) and counted in taxonomy.unknown.
-    """
-    doc = paper.model_dump()
-    topic, known = taxonomy.resolve(paper.topic_area, paper.topic_subarea)
-    area, subarea = (topic.area, topic.subarea) if topic else (None, None)
-    doc["topic_area"], doc["topic_subarea"] = area, subarea
-    heading = heading_of(paper)
-    titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
-    suggest: list[str] = []
-    for value in (*titles, *paper.authors):
-        if value and value not in suggest:
-            suggest.append(value)
-    doc.update(
-        topic_path=(f"{area}{PATH_SEPARATOR}{subarea}" if subarea else area) if area else None,
-        topic_labels_zh=taxonomy.labels_zh(area, subarea),
-        topic_known=known,
-        heading=heading,
-        suggest=suggest,
-    )
-    doc[_CONCEPTS["field"]] = concepts.matcher().tag(_tagged_texts(doc))
-    doc[_CONCEPTS["language_field"]] = [lang for lang, fields in _CONCEPTS["languages"].items()
-                                        if any(doc[f] for f in fields)]
-    return doc
-
-
-_CONCEPTS = concepts_config()
-
-
-def _tagged_texts(doc: dict[str, Any]) -> list[str]:
-    texts: list[str] = []
-    for field in _CONCEPTS["tagged_fields"]:
-        value = doc.get(field)
-        if isinstance(value, list):
-            texts += value
-        elif value:
-            texts.append(value)
-    return texts

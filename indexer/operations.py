@@ -6,18 +6,18 @@ import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from elasticsearch import Elasticsearch, helpers
+from elasticsearch import Elasticsearch
 
 from indexer import versions
 from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
-from indexer.readers import detect_format
+from indexer.prepare import Producer, start
 from indexer.rejects import RejectsWriter
-from papersearch import concepts, index_definition
+from papersearch import index_definition
 from papersearch.settings import Settings
-from papersearch.taxonomy import Taxonomy
 
 log = logging.getLogger(__name__)
+_DELETE_CHUNK = 1000  # ids per bulk request (the client's bulk helper would pull in its async half)
 
 
 class BuildFailed(RuntimeError):
@@ -32,14 +32,6 @@ class BuildReport:
     pruned: list[str] = field(default_factory=list)
     profile: str | None = None
     rejects_summary: list[str] = field(default_factory=list)
-
-
-def check_sources(sources: list[Path], taxonomy: Taxonomy) -> None:
-    """Fail before writing anything if a source is unreadable or of unknown format (SourceError), or
-    the concept glossary is broken (GlossaryError)."""
-    concepts.matcher()
-    for path in sources:
-        detect_format(path, taxonomy)
 
 
 def verify(client: Elasticsearch, index: str, stats: LoadStats) -> None:
@@ -59,18 +51,18 @@ def default_replicas(client: Elasticsearch) -> int:
     return min(1, max(0, client.cluster.health()["number_of_data_nodes"] - 1))
 
 
-def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
             progress: bool = True, allow_empty: bool = False) -> BuildReport:
-    """Build a new version from all sources, verify it, swap the alias, prune old versions."""
-    taxonomy = Taxonomy.load()
-    check_sources(sources, taxonomy)
+    """Build a new version from all sources, verify it, swap the alias, prune old versions.
+
+    Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
-    with BuildLock(client, alias):
+    with start(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         replicas = settings.replicas if settings.replicas is not None else default_replicas(client)
         name = versions.create(client, alias, profile, shards=settings.shards, replicas=replicas)
         try:
-            stats = load(client, name, sources, rejects, taxonomy, progress=progress)
+            stats = load(client, name, producer, rejects, progress=progress)
             if stats.created == 0 and not allow_empty:
                 raise BuildFailed("no paper was accepted; refusing to replace the live index with an empty one")
             versions.finish(client, name, replicas)
@@ -84,15 +76,14 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path], reje
     return BuildReport(stats, name, previous, pruned, profile, rejects.summary())
 
 
-def add(client: Elasticsearch, settings: Settings, sources: list[Path], rejects: RejectsWriter,
+def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
         progress: bool = True) -> BuildReport:
     """Upsert papers into the live index (same ids replace, new ids are added)."""
-    taxonomy = Taxonomy.load()
-    check_sources(sources, taxonomy)
-    live = versions.live_index(client, settings.alias)
-    if live is None:
-        raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
-    stats = load(client, settings.alias, sources, rejects, taxonomy, progress=progress)
+    with start(sources) as producer:
+        live = versions.live_index(client, settings.alias)
+        if live is None:
+            raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
+        stats = load(client, settings.alias, producer, rejects, progress=progress)
     client.indices.refresh(index=settings.alias)
     return BuildReport(stats, live, None, [], None, rejects.summary())
 
@@ -100,10 +91,11 @@ def add(client: Elasticsearch, settings: Settings, sources: list[Path], rejects:
 def delete(client: Elasticsearch, alias: str, ids: list[str]) -> tuple[list[str], list[str]]:
     """Delete papers by id from the live index; returns (deleted, not found)."""
     deleted, missing = [], []
-    actions = ({"_op_type": "delete", "_index": alias, "_id": i} for i in ids)
-    for ok, item in helpers.streaming_bulk(client, actions, raise_on_error=False, raise_on_exception=False):
-        op = item["delete"]
-        (deleted if ok and op.get("result") == "deleted" else missing).append(op["_id"])
+    for start_at in range(0, len(ids), _DELETE_CHUNK):
+        batch = ids[start_at:start_at + _DELETE_CHUNK]
+        items = client.bulk(index=alias, operations=[{"delete": {"_id": i}} for i in batch])["items"]
+        for doc_id, item in zip(batch, items, strict=True):
+            (deleted if item["delete"].get("result") == "deleted" else missing).append(doc_id)
     client.indices.refresh(index=alias)
     return deleted, missing
 

@@ -11,16 +11,20 @@ import argparse
 import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
-from elasticsearch import Elasticsearch
+if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
+    from elasticsearch import Elasticsearch
 
-from indexer.querylog_report import Report, build, log_indices, parse_duration
-from papersearch.settings import Settings
+    from indexer.querylog_report import Report
+    from papersearch.settings import Settings
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def _duration(text: str) -> timedelta:
+    from indexer.querylog_report import parse_duration
+
     try:
         return parse_duration(text)
     except ValueError as exc:
@@ -40,6 +44,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def prune(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
     """Delete the daily indices whose whole day lies before now − older_than; the names deleted."""
+    from indexer.querylog_report import log_indices
+
     cutoff = ((now or datetime.now(UTC)) - older_than).date()
     doomed = [name for name, day in log_indices(client, base).items() if day < cutoff]
     if doomed:
@@ -49,6 +55,8 @@ def prune(client: Elasticsearch, base: str, older_than: timedelta, now: datetime
 
 def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
         confirm: Callable[[str, bool], bool]) -> int:
+    from indexer.querylog_report import build
+
     base = settings.query_log_index
     if args.command == "report":
         report = build(client, base, args.since)

@@ -90,8 +90,3 @@ class RejectsWriter:
     ) -> None:
         self.close()
 
-
-def read_rejects(path: str | Path) -> list[Reject]:
-    """Load a rejects file (for tests and small reports)."""
-    with Path(path).open(encoding="utf-8") as f:
-        return [Reject.model_validate_json(line) for line in f if line.strip()]

@@ -7,6 +7,7 @@ verified, so a build that dies half-way leaves searches on the old index.
 from __future__ import annotations
 
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -45,17 +46,24 @@ def create(client: Elasticsearch, alias: str, profile: index_definition.Profile,
 
 
 def finish(client: Elasticsearch, name: str, replicas: int) -> None:
-    """Restore normal refresh and replicas, make everything searchable, mark the version complete."""
-    client.indices.put_settings(index=name, settings={"refresh_interval": None, "number_of_replicas": replicas})
-    client.indices.refresh(index=name)
-    meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
-    client.indices.put_mapping(index=name, meta={**meta, "complete": True})
+    """Restore normal refresh and replicas, make everything searchable, mark the version complete.
+
+    The three requests go out together: none depends on another, and each waits on the cluster."""
+    def settle() -> None:
+        client.indices.put_settings(index=name, settings={"refresh_interval": None, "number_of_replicas": replicas})
+
+    def mark_complete() -> None:
+        meta = client.indices.get_mapping(index=name)[name]["mappings"].get("_meta", {})
+        client.indices.put_mapping(index=name, meta={**meta, "complete": True})
+
+    with ThreadPoolExecutor(3, thread_name_prefix="finish") as pool:
+        for step in [pool.submit(f) for f in (settle, lambda: client.indices.refresh(index=name), mark_complete)]:
+            step.result()
 
 
 def live_index(client: Elasticsearch, alias: str) -> str | None:
-    if not client.indices.exists_alias(name=alias):
-        return None
-    names = list(client.indices.get_alias(name=alias))
+    found = client.options(ignore_status=404).indices.get_alias(name=alias)
+    names = list(found) if found.meta.status == 200 else []
     return names[0] if names else None
 
 

@@ -6,11 +6,12 @@ import copy
 import json
 import logging
 from functools import lru_cache
-from typing import Any, Literal
-
-from elasticsearch import Elasticsearch
+from typing import TYPE_CHECKING, Any, Literal
 
 from papersearch.paths import config_dir
+
+if TYPE_CHECKING:  # only a type here; the indexer's producer reads this file without the client
+    from elasticsearch import Elasticsearch
 
 log = logging.getLogger(__name__)
 

@@ -214,5 +214,3 @@ class Taxonomy:
                 return topic
         return None
 
-    def unknown_report(self) -> list[str]:
-        return [f"{count:>7}  {topic}" for topic, count in self.unknown.most_common()]

@@ -41,7 +41,12 @@ def normalize_text(value: str | None) -> str:
     """NFC, control characters to spaces, invisible characters removed, whitespace collapsed, trimmed."""
     if not value:
         return ""
-    # The checks before each step keep the common already-clean case cheap (multi-GB inputs).
+    # Fast path for the common already-clean value (multi-GB inputs): a printable string has no
+    # control or invisible characters (categories Cc/Cf) and no whitespace but the ASCII space.
+    if value.isprintable() and (value.isascii() or unicodedata.is_normalized("NFC", value)):
+        if "  " in value or value[0] == " " or value[-1] == " ":
+            return " ".join(value.split())
+        return value
     text = value if unicodedata.is_normalized("NFC", value) else unicodedata.normalize("NFC", value)
     if _INVISIBLE.search(text):
         text = _INVISIBLE.sub("", text)

@@ -69,6 +69,14 @@ def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_ov
                                   sources, rejects, progress=False)
 
 
+def read_rejects(path: str | Path) -> list:
+    """A rejects file's entries as Rejects (it is JSON Lines of the Reject model)."""
+    from indexer.rejects import Reject
+
+    with Path(path).open(encoding="utf-8") as f:
+        return [Reject.model_validate_json(line) for line in f if line.strip()]
+
+
 def write_jsonl(path: Path, records: list[dict]) -> Path:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     return path

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from indexer.authors import split_et_al
 from indexer.models import paper_or_reject
-from indexer.readers import Record
+from indexer.readers import Located, Source
 from indexer.readers.jsonl import iter_values
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy
@@ -38,16 +37,17 @@ def is_arxiv_record(obj: Any) -> bool:
     )
 
 
-def read_arxiv(path: str | Path, source: str, taxonomy: Taxonomy) -> Iterator[Record]:
-    for item in iter_values(path, source):
+def read_arxiv(f: IO[bytes], source: Source, taxonomy: Taxonomy) -> Iterator[Located]:
+    name = source.name
+    for item in iter_values(f, name, source.path, source.container):
         if isinstance(item, Reject):
-            yield item
+            yield item.line, item
             continue
         line, obj, raw = item
         if not is_arxiv_record(obj):
-            yield Reject.make(source, line, "", "not an arXiv record", raw=raw)
+            yield line, Reject.make(name, line, "", "not an arXiv record", raw=raw)
             continue
-        yield paper_or_reject(to_paper_record(obj, taxonomy), source=source, line=line, raw=raw)
+        yield line, paper_or_reject(to_paper_record(obj, taxonomy), source=name, line=line, raw=raw)
 
 
 def to_paper_record(obj: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:

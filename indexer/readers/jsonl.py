@@ -18,8 +18,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from indexer.models import paper_or_reject
-from indexer.readers import READ_ERRORS, Record, SourceError, iter_lines, open_binary, read_head
+from pydantic import ValidationError
+
+from indexer.models import paper_from_json, paper_or_reject
+from indexer.readers import READ_ERRORS, Located, Source, SourceError, decode_line, iter_raw_lines
 from indexer.rejects import Reject
 
 CHUNK = 1024 * 1024
@@ -29,18 +31,56 @@ _NON_WS = re.compile(r"\S")
 Value = tuple[int, Any, str]  # (line where the value starts, decoded value, its raw text)
 
 
-def read_papers(path: str | Path, source: str) -> Iterator[Record]:
-    for item in iter_values(path, source):
+def read_papers(f: IO[bytes], source: Source) -> Iterator[Located]:
+    if source.container == "lines":
+        yield from _read_paper_lines(f, source)
+        return
+    for item in iter_values(f, source.name, source.path, source.container):
         if isinstance(item, Reject):
-            yield item
+            yield item.line, item
         else:
             line, obj, raw = item
-            yield paper_or_reject(obj, source=source, line=line, raw=raw)
+            yield line, paper_or_reject(obj, source=source.name, line=line, raw=raw)
 
 
-def first_value(path: str | Path, attempts: int = 10) -> Any:
+def _read_paper_lines(f: IO[bytes], source: Source) -> Iterator[Located]:
+    """JSON Lines straight through pydantic's JSON parser; a line it refuses is read again the slow
+    way (decode, json.loads, dict validation) so the reject says exactly what is wrong."""
+    name = source.name
+    for number, data in iter_raw_lines(f, name, source.path):
+        if isinstance(data, Reject):
+            yield number, data
+            continue
+        if not data or data.isspace():
+            continue
+        try:
+            yield number, paper_from_json(data, source=name)
+            continue
+        except ValidationError:
+            pass
+        item = _decode_value(name, number, data)
+        if isinstance(item, Reject):
+            yield number, item
+        elif item is not None:
+            yield number, paper_or_reject(item[1], source=name, line=number, raw=item[2])
+
+
+def _decode_value(source: str, number: int, data: bytes) -> Value | Reject | None:
+    """One line's JSON value (None for a blank line), or the reject saying why it has none."""
+    text = decode_line(source, number, data)
+    if isinstance(text, Reject):
+        return text
+    if not text.strip():
+        return None
+    try:
+        return number, json.loads(text), text
+    except json.JSONDecodeError as exc:
+        return Reject.make(source, number, "", "invalid JSON", detail=json_error_detail(exc), raw=text)
+
+
+def first_value(f: IO[bytes], path: str | Path, container: str, attempts: int = 10) -> Any:
     """The first value that decodes (None if there is none), for format detection."""
-    for n, item in enumerate(iter_values(path, Path(path).name)):
+    for n, item in enumerate(iter_values(f, Path(path).name, path, container)):
         if not isinstance(item, Reject):
             return item[1]
         if n + 1 >= attempts:
@@ -48,11 +88,12 @@ def first_value(path: str | Path, attempts: int = 10) -> Any:
     return None
 
 
-def container(path: str | Path) -> str:
+def container(path: str | Path, head: bytes) -> str:
+    """lines, array or stream, from the file name and its first bytes (BOM removed)."""
     suffix = Path(path).name.lower().removesuffix(".gz")
     if suffix.endswith((".jsonl", ".ndjson")):
         return "lines"
-    head = read_head(path).lstrip()
+    head = head.lstrip()
     if head.startswith(b"["):
         return "array"
     first_line, newline, _ = head.partition(b"\n")
@@ -65,13 +106,11 @@ def container(path: str | Path) -> str:
     return "lines"
 
 
-def iter_values(path: str | Path, source: str) -> Iterator[Value | Reject]:
-    mode = container(path)
-    with open_binary(path) as f:
-        if mode == "lines":
-            yield from _iter_lines(f, source, path)
-        else:
-            yield from _iter_stream(f, source, path, array=mode == "array")
+def iter_values(f: IO[bytes], source: str, path: str | Path, container: str) -> Iterator[Value | Reject]:
+    if container == "lines":
+        yield from _iter_lines(f, source, path)
+    else:
+        yield from _iter_stream(f, source, path, array=container == "array")
 
 
 def json_error_detail(exc: json.JSONDecodeError) -> str:
@@ -79,14 +118,10 @@ def json_error_detail(exc: json.JSONDecodeError) -> str:
 
 
 def _iter_lines(f: IO[bytes], source: str, path: str | Path) -> Iterator[Value | Reject]:
-    for number, text in iter_lines(f, source, path):
-        if isinstance(text, Reject):
-            yield text
-        elif text.strip():
-            try:
-                yield number, json.loads(text), text
-            except json.JSONDecodeError as exc:
-                yield Reject.make(source, number, "", "invalid JSON", detail=json_error_detail(exc), raw=text)
+    for number, data in iter_raw_lines(f, source, path):
+        item = data if isinstance(data, Reject) else _decode_value(source, number, data)
+        if item is not None:
+            yield item
 
 
 class _Chunks:

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from typing import IO
 
 from indexer.authors import parse_author_line
 from indexer.models import paper_or_reject
-from indexer.readers import Record, iter_lines, open_binary
+from indexer.readers import Located, Source, iter_lines
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy, Topic
 from papersearch.text import has_cjk, normalize_text
@@ -71,29 +71,28 @@ def looks_like_listing(text: str, taxonomy: Taxonomy, max_lines: int = 200) -> b
     return False
 
 
-def read_listing(path: str | Path, source: str, taxonomy: Taxonomy) -> Iterator[Record]:
-    with open_binary(path) as f:
-        yield from parse_listing(iter_lines(f, source, path), source, taxonomy)
+def read_listing(f: IO[bytes], source: Source, taxonomy: Taxonomy) -> Iterator[Located]:
+    return parse_listing(iter_lines(f, source.name, source.path), source.name, taxonomy)
 
 
 def parse_listing(
     lines: Iterable[tuple[int, str | Reject]], source: str, taxonomy: Taxonomy
-) -> Iterator[Record]:
-    """Papers and Rejects from numbered lines (the state machine; separate from I/O for testing)."""
+) -> Iterator[Located]:
+    """(line, Paper or Reject) from numbered lines (the state machine; separate from I/O for testing)."""
     topic: Topic | None = None
     authors: tuple[list[str], bool] | None = None
     start: int | None = None  # first line of the current paper's block
     pending_raw = ""
 
-    def dangling() -> Iterator[Reject]:
+    def dangling() -> Iterator[Located]:
         if authors is not None:
-            yield Reject.make(source, start, "abstract", "author line without an abstract", raw=pending_raw)
+            yield start, Reject.make(source, start, "abstract", "author line without an abstract", raw=pending_raw)
         elif topic is not None:
-            yield Reject.make(source, start, "abstract", "topic line without an abstract", raw=pending_raw)
+            yield start, Reject.make(source, start, "abstract", "topic line without an abstract", raw=pending_raw)
 
     for number, text in lines:
         if isinstance(text, Reject):
-            yield text
+            yield number, text
             continue
         line = normalize_text(text)
         if not line or is_chrome(line):
@@ -117,6 +116,6 @@ def parse_listing(
             "topic_subarea": topic.subarea if topic else None,
         }
         raw = f"{pending_raw}\n{text}" if pending_raw else text
-        yield paper_or_reject(record, source=source, line=start or number, raw=raw)
+        yield start or number, paper_or_reject(record, source=source, line=start or number, raw=raw)
         topic, authors, start, pending_raw = None, None, None, ""
     yield from dangling()

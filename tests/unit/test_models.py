@@ -1,9 +1,17 @@
+import json
+from pathlib import Path
+from urllib.parse import urlsplit
+
 import pytest
 from pydantic import ValidationError
 
-from indexer.models import Paper, content_id, paper_or_reject, to_document
+from indexer.models import Paper, content_id, paper_from_json, paper_or_reject
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "tests" / "fixtures"
+SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +74,62 @@ def test_urls_http_only() -> None:
             Paper(title="T", pdf_url=bad)
 
 
+def test_urls_agree_with_urlsplit() -> None:
+    """The regular expression that spares most URLs urlsplit decides as urlsplit does."""
+
+    def by_urlsplit(value: str) -> bool:
+        try:
+            parts = urlsplit(value)
+        except ValueError:
+            return False
+        return parts.scheme.lower() in ("http", "https") and bool(parts.netloc) and " " not in value
+
+    urls = ["https://a.org/x", "HTTP://A.ORG", "http://a.org:8080/p?q=1#f", "https://a.org?x", "http:///path",
+            "http://?q", "http://#f", "http://[::1]/x", "http://[::1/x", "http://a]b/", "https:a.org",
+            "http://user@a.org/", "http://例子.中国/x", "http://a\uff0fb/", "https://a.org/ü", "mailto:a@b.org",
+            "http://a.org/%20x", "https://", "http://a b", "//a.org/x", "http://a.org\\x"]
+    for url in urls:
+        expected = by_urlsplit(url)
+        try:
+            got = Paper(title="T", url=url).url == url
+        except ValidationError:
+            got = False
+        assert got == expected, url
+
+
+def test_json_path_validates_like_the_dict_path() -> None:
+    """paper_from_json (pydantic's JSON parser) gives the same Paper as json.loads + paper_or_reject."""
+    lines = [line for path in (SAMPLE, FIXTURES / "broken.jsonl") for line in path.read_text("utf-8").splitlines()]
+    lines += ['{"title": "T", "authors": "A, B 等"}', '{"title": "T", "source": "given.txt"}',
+              '{"title": "T", "year": "2020", "keywords": "a; b"}', '{"abstract": "x", "authors": ["A", "等"]}']
+    accepted = 0
+    for line in lines:
+        try:
+            data = json.loads(line)
+        except ValueError:
+            data = None
+        expected = paper_or_reject(data, source="f.jsonl", line=1) if data is not None else None
+        try:
+            got = paper_from_json(line.encode(), source="f.jsonl")
+        except ValidationError:
+            assert not isinstance(expected, Paper), line
+            continue
+        assert got == expected, line
+        accepted += 1
+    assert accepted >= 44
+    assert paper_from_json(b'{"title": "T"}', source="f.jsonl").source == "f.jsonl"
+    assert paper_from_json(b'{"title": "T", "source": "given.txt"}', source="f.jsonl").source == "given.txt"
+
+
 def test_authors_et_al_from_string_and_list() -> None:
     p = Paper(title="T", authors="Haocheng Xi, Shuo Yang, Dacheng Li 等")
     assert p.authors == ["Haocheng Xi", "Shuo Yang", "Dacheng Li"] and p.authors_et_al
+    p = Paper(title="T", authors="A; B,\t等人")
+    assert p.authors == ["A", "B"] and p.authors_et_al
+    p = Paper(title="T", authors=["A", "B 等"])
+    assert p.authors == ["A", "B"] and p.authors_et_al
+    p = Paper(title="T", authors=["Ada  Lovelace", "Alan\u200bTuring"])
+    assert p.authors == ["Ada Lovelace", "AlanTuring"] and not p.authors_et_al
     p = Paper(title="T", authors=["A", "B", "et al."])
     assert p.authors == ["A", "B"] and p.authors_et_al
     p = Paper(title="T", authors=["A", " ", "B"])
@@ -113,92 +174,3 @@ def test_paper_or_reject_maps_errors_to_fields() -> None:
         rej = paper_or_reject(data, source="f.jsonl", line=7, raw="RAW")
         assert isinstance(rej, Reject), field
         assert (rej.field, rej.line, rej.source, rej.raw) == (field, 7, "f.jsonl", "RAW")
-
-
-def test_document_known_topic(taxonomy: Taxonomy) -> None:
-    p = Paper(
-        title="T", authors=["A", "B"], topic_area="deep learning", topic_subarea="large language models"
-    )
-    doc = to_document(p, taxonomy)
-    assert doc["topic_area"] == "Deep Learning" and doc["topic_subarea"] == "Large Language Models"
-    assert doc["topic_path"] == "Deep Learning > Large Language Models"
-    assert doc["topic_labels_zh"] == ["深度学习", "大语言模型"]
-    assert doc["topic_known"] is True
-    assert doc["heading"] == "T"
-    assert doc["suggest"] == ["T", "A", "B"]
-    assert doc["id"] == p.id
-
-
-def test_document_area_only_and_repeated_subarea_names(taxonomy: Taxonomy) -> None:
-    doc = to_document(Paper(title="T", topic_area="Applications"), taxonomy)
-    assert (doc["topic_path"], doc["topic_labels_zh"]) == ("Applications", ["应用"])
-    doc = to_document(Paper(title="T", topic_area="Theory", topic_subarea="Deep Learning"), taxonomy)
-    assert doc["topic_path"] == "Theory > Deep Learning" and doc["topic_labels_zh"] == ["理论", "深度学习"]
-
-
-def test_document_unknown_topic_kept_and_reported() -> None:
-    taxonomy = Taxonomy.load()
-    doc = to_document(Paper(title="T", topic_area="Deep Learning", topic_subarea="Knitting"), taxonomy)
-    assert doc["topic_known"] is False
-    assert doc["topic_path"] == "Deep Learning > Knitting" and doc["topic_labels_zh"] == ["深度学习"]
-    doc = to_document(Paper(title="T", topic_area="Basket Weaving"), taxonomy)
-    assert (
-        doc["topic_known"] is False and doc["topic_path"] == "Basket Weaving" and doc["topic_labels_zh"] == []
-    )
-    assert taxonomy.unknown == {"Deep Learning · Knitting": 1, "Basket Weaving": 1}
-    no_topic = to_document(Paper(title="T"), taxonomy)
-    assert no_topic["topic_path"] is None and no_topic["topic_known"] is False
-
-
-def test_document_heading_fallbacks(taxonomy: Taxonomy) -> None:
-    assert to_document(Paper(title_zh="中文标题", abstract="A."), taxonomy)["heading"] == "中文标题"
-    doc = to_document(Paper(abstract="First sentence here. Second one.", authors=["A"]), taxonomy)
-    assert doc["heading"] == "First sentence here." and doc["suggest"] == ["First sentence here.", "A"]
-    long = to_document(Paper(abstract="word " * 100), taxonomy)["heading"]
-    assert len(long) <= 120 and long.endswith("…")
-    assert to_document(Paper(abstract_zh="我们研究注意力。其他。"), taxonomy)["heading"] == "我们研究注意力。"
-    both = to_document(Paper(title="En", title_zh="中", authors=["En"]), taxonomy)
-    assert both["suggest"] == ["En", "中"]
-
-
-def test_document_has_every_field(taxonomy: Taxonomy) -> None:
-    doc = to_document(Paper(title="T"), taxonomy)
-    expected = set(Paper.model_fields) | {
-        "topic_path",
-        "topic_labels_zh",
-        "heading",
-        "suggest",
-        "topic_known",
-        "concepts",
-        "languages",
-    }
-    assert set(doc) == expected
-
-
-def test_document_topic_spelling_variants_are_stored_canonically() -> None:
-    taxonomy = Taxonomy.load()
-    doc = to_document(Paper(title="T", topic_area="Social Aspects",
-                            topic_subarea="Accountability, Transparency and Interpretability"), taxonomy)
-    assert doc["topic_path"] == "Social Aspects > Accountability, Transparency, and Interpretability"
-    assert doc["topic_known"] is True and doc["topic_labels_zh"] == ["社会影响", "问责、透明与可解释性"]
-    doc = to_document(Paper(title="T", topic_area="reinforcement learning -> Batch/Offline"), taxonomy)
-    assert (doc["topic_area"], doc["topic_subarea"]) == ("Reinforcement Learning", "Batch/Offline")
-    doc = to_document(Paper(title="T", topic_area="deep learning", topic_subarea="Knitting"), taxonomy)
-    assert doc["topic_path"] == "Deep Learning > Knitting" and doc["topic_known"] is False
-    assert taxonomy.unknown == {"deep learning · Knitting": 1}
-
-
-def test_document_carries_the_concepts_the_paper_names_in_either_language(taxonomy: Taxonomy) -> None:
-    paper = Paper(title="Contrastive learning for graph neural networks", abstract_zh="我们研究联邦学习。",
-                  keywords=["knowledge distillation"])
-    doc = to_document(paper, taxonomy)
-    assert set(doc["concepts"]) >= {"contrastive_learning", "graph_neural_network", "federated_learning",
-                                    "knowledge_distillation"}
-    assert "neural_network" not in doc["concepts"]
-    assert to_document(Paper(title="An organ atlas"), taxonomy)["concepts"] == []
-
-
-def test_document_says_which_languages_the_paper_is_written_in(taxonomy: Taxonomy) -> None:
-    assert to_document(Paper(title="T"), taxonomy)["languages"] == ["en"]
-    assert to_document(Paper(abstract_zh="摘要"), taxonomy)["languages"] == ["zh"]
-    assert to_document(Paper(title="T", title_zh="标题"), taxonomy)["languages"] == ["en", "zh"]

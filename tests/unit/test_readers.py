@@ -5,8 +5,9 @@ from pathlib import Path
 import pytest
 
 from indexer import make_sample
-from indexer.models import Paper, to_document
-from indexer.readers import SourceError, detect_format, jsonl, read_records
+from indexer.documents import DocumentBuilder
+from indexer.models import Paper
+from indexer.readers import Source, SourceError, jsonl, read_records, sniff
 from indexer.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
@@ -179,7 +180,8 @@ def test_synthetic_page_variants(taxonomy: Taxonomy, tmp_path: Path, blank: bool
 def test_unknown_topic_is_kept_and_flagged(tmp_path: Path) -> None:
     tax = Taxonomy.load()
     papers, _ = split(_read_text(tmp_path, "\n".join(SYNTHETIC), tax))
-    docs = [to_document(p, tax) for p in papers]
+    builder = DocumentBuilder(tax)
+    docs = [builder.build(p) for p in papers]
     assert [d["topic_known"] for d in docs] == [True, False, False]
     assert docs[1]["topic_path"] == "Theory > Knitting"
     assert tax.unknown == {"Theory · Knitting": 1}
@@ -196,7 +198,7 @@ def test_same_page_twice_gives_same_ids(taxonomy: Taxonomy, tmp_path: Path) -> N
 def test_gzip_input(taxonomy: Taxonomy, tmp_path: Path) -> None:
     gz = tmp_path / "002.txt.gz"
     gz.write_bytes(gzip.compress(PAGE_002.read_bytes()))
-    assert detect_format(gz) == "listing"
+    assert sniff(gz).format == "listing"
     assert [p.id for p in papers_of(gz, taxonomy)] == [p.id for p in papers_of(PAGE_002, taxonomy)]
     gzj = tmp_path / "papers.jsonl.gz"
     gzj.write_bytes(gzip.compress(SAMPLE.read_bytes()))
@@ -216,7 +218,7 @@ def test_truncated_gzip_raises_source_error(taxonomy: Taxonomy, tmp_path: Path) 
 
 def test_broken_jsonl_yields_good_records_and_a_reject_each(taxonomy: Taxonomy) -> None:
     path = FIXTURES / "broken.jsonl"
-    assert detect_format(path) == "papers"
+    assert sniff(path).format == "papers"
     papers, rejects = split(list(read_records(path, taxonomy)))
     assert [p.title or p.title_zh for p in papers] == [
         "Sparse Attention for Long Documents",
@@ -258,7 +260,7 @@ def test_json_array_is_streamed(taxonomy: Taxonomy, tmp_path: Path, monkeypatch:
     path.write_text(
         "\ufeff[\n" + ",\n".join(json.dumps(x, indent=1) for x in items) + "\n]\n", encoding="utf-8"
     )
-    assert detect_format(path) == "papers"
+    assert sniff(path).format == "papers"
     papers = papers_of(path, taxonomy)
     assert [p.title for p in papers] == [f"Paper {i}" for i in range(5)]
     assert [p.year for p in papers] == [2000, 2001, 2002, 2003, 2004]
@@ -299,7 +301,7 @@ def test_sample_file_is_what_make_sample_produces(tmp_path: Path, taxonomy: Taxo
 
 def test_arxiv_snapshot_lines_are_mapped(taxonomy: Taxonomy) -> None:
     path = FIXTURES / "arxiv-sample.jsonl"
-    assert detect_format(path) == "arxiv"
+    assert sniff(path).format == "arxiv"
     papers, rejects = split(list(read_records(path, taxonomy)))
     assert [r.line for r in rejects] == [4]
     new, old, attention, strings = papers
@@ -326,16 +328,16 @@ def test_arxiv_snapshot_lines_are_mapped(taxonomy: Taxonomy) -> None:
 
 
 def test_detect_format_by_extension_and_sniffing(tmp_path: Path) -> None:
-    assert detect_format(PAGE_000) == "listing"
+    assert sniff(PAGE_000).format == "listing"
     nameless = tmp_path / "page"
     nameless.write_bytes(PAGE_002.read_bytes())
-    assert detect_format(nameless) == "listing"
+    assert sniff(nameless).format == "listing"
     data = tmp_path / "records.data"
     data.write_text('{"title": "T"}\n', encoding="utf-8")
-    assert detect_format(data) == "papers"
+    assert sniff(data).format == "papers"
     arx = tmp_path / "snapshot.ndjson"
     arx.write_bytes((FIXTURES / "arxiv-sample.jsonl").read_bytes())
-    assert detect_format(arx) == "arxiv"
+    assert sniff(arx).format == "arxiv"
 
 
 @pytest.mark.parametrize(
@@ -361,4 +363,60 @@ def test_missing_file_and_directory_raise_source_error(tmp_path: Path) -> None:
     with pytest.raises(SourceError, match="not a regular file"):
         read_records(tmp_path)
     with pytest.raises(SourceError, match="unknown format 'csv'"):
-        read_records(PAGE_000, fmt="csv")
+        read_records(Source(PAGE_000, "csv"))
+
+
+class _CountingFile:
+    """A file object that counts the bytes read through it."""
+
+    def __init__(self, f, counter: dict) -> None:
+        self._f, self._counter = f, counter
+
+    def _count(self, data):
+        self._counter["bytes"] += len(data)
+        return data
+
+    def read(self, *args):
+        return self._count(self._f.read(*args))
+
+    def readline(self, *args):
+        return self._count(self._f.readline(*args))
+
+    def __getattr__(self, name):
+        return getattr(self._f, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._f.close()
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_source_is_sniffed_from_its_head_and_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                         taxonomy: Taxonomy, compressed: bool) -> None:
+    from indexer import readers
+    from indexer.prepare import produce
+
+    data = SAMPLE.read_bytes() * 50  # 2,000 records, far more than the sniffed head
+    path = tmp_path / ("papers.jsonl.gz" if compressed else "papers.jsonl")
+    path.write_bytes(gzip.compress(data) if compressed else data)
+    counter = {"opens": 0, "bytes": 0}
+    real_open = readers._open_raw
+
+    def counting_open(p: Path):
+        counter["opens"] += 1
+        return _CountingFile(real_open(p), counter)
+
+    monkeypatch.setattr(readers, "_open_raw", counting_open)
+    source = sniff(path, taxonomy)
+    assert (source.format, source.gzip, source.container) == ("papers", compressed, "lines")
+    assert counter["opens"] == 1
+    sniffed = counter["bytes"]
+    first_line = len(data.split(b"\n", 1)[0]) + 1
+    assert sniffed <= 2 + readers.SNIFF_BYTES + first_line  # magic, head, the first value once more
+    chunks: list = []
+    produce([source], taxonomy, chunks.append)
+    assert counter["opens"] == 2  # the sniff and the one read for data
+    assert counter["bytes"] - sniffed == path.stat().st_size  # the data read once, no re-probing
+    assert sum(len(c) for c in chunks[:-1]) == 2000

@@ -1,7 +1,9 @@
 import json
 from pathlib import Path
 
-from indexer.rejects import RAW_LIMIT, Reject, RejectsWriter, read_rejects
+from support import read_rejects
+
+from indexer.rejects import RAW_LIMIT, Reject, RejectsWriter
 
 
 def test_format_one_line() -> None:

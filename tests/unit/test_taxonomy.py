@@ -79,7 +79,6 @@ def test_check_counts_unknown_topics() -> None:
     assert not tax.check("Theory", "Knitting")
     assert not tax.check(None)
     assert tax.unknown == {"Theory · Knitting": 2}
-    assert tax.unknown_report() == ["      2  Theory · Knitting"]
 
 
 def test_parse_topic_line(taxonomy: Taxonomy) -> None:

@@ -1,3 +1,7 @@
+import random
+import re
+import unicodedata
+
 from indexer.authors import parse_author_line, split_et_al
 from papersearch.text import (
     ELLIPSIS,
@@ -67,3 +71,25 @@ def test_derive_heading() -> None:
     long = "This first sentence goes on " + "and on " * 40 + "until it ends. Second."
     heading = derive_heading(long)
     assert len(heading) <= 120 and heading.endswith(ELLIPSIS) and heading.startswith("This first sentence")
+
+
+def _reference_normalize(value: str | None) -> str:
+    """normalize_text without its fast path: the rule as first written."""
+    if not value:
+        return ""
+    text = unicodedata.normalize("NFC", value)
+    text = re.sub(r"[\ufeff\u200b\u200c\u200d\u2060]", "", text)
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f]", " ", text)
+    return " ".join(text.split())
+
+
+def test_normalize_fast_path_agrees_with_the_rule() -> None:
+    # Clean and dirty values alike: ASCII, accents (composed and not), CJK, every kind of space,
+    # controls, invisible characters, at the ends and doubled.
+    pool = ["a", "Z", " ", "  ", "\t", "\n", "\x00", "\x1c", "\x7f", "\x85", "\xa0", "\u3000", "\u2009",
+            "\u200b", "\ufeff", "\u2060", "é", "e\u0301", "\u0301", "中", "文", "Ω", "ﬁ", ".", "-"]
+    rnd = random.Random(7)
+    values = ["", "plain ascii text", "Søren Müller", "全角 空格", *pool]
+    values += ["".join(rnd.choices(pool, k=rnd.randint(1, 12))) for _ in range(5000)]
+    for value in values:
+        assert normalize_text(value) == _reference_normalize(value), repr(value)

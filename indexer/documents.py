@@ -1,0 +1,100 @@
+"""The Elasticsearch document of a validated Paper.
+
+`DocumentBuilder.build` is the one per-paper step between validation and serialisation: it adds what
+search needs (topic path and Chinese labels, heading, completion inputs, glossary concepts, languages).
+A further per-paper step belongs in `build` too; it runs in the loader's producer, beside parsing,
+and its fields must exist in config/index.json.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from indexer.models import Paper
+from papersearch import concepts
+from papersearch import text as t
+from papersearch.index_definition import concepts_config
+from papersearch.taxonomy import Taxonomy, Topic
+
+_CACHE_LIMIT = 10_000  # distinct spellings of known topics kept; the taxonomy itself is far smaller
+
+
+@dataclass(frozen=True)
+class TopicFields:
+    area: str | None
+    subarea: str | None
+    path: str | None
+    labels_zh: tuple[str, ...]
+    known: bool
+
+
+def heading_of(paper: Paper) -> str:
+    if paper.title:
+        return paper.title
+    if paper.title_zh:
+        return paper.title_zh
+    return t.derive_heading(paper.abstract or paper.abstract_zh)
+
+
+class DocumentBuilder:
+    """Documents for one load. Topic look-ups are cached per spelling (a few dozen topics serve
+    millions of papers); unknown topics are looked up every time, so `taxonomy.unknown` counts each."""
+
+    def __init__(self, taxonomy: Taxonomy) -> None:
+        self.taxonomy = taxonomy
+        self._known: dict[tuple[str | None, str | None], TopicFields] = {}
+        config = concepts_config()
+        self._tag = concepts.matcher().tag
+        self._concepts_field, self._tagged = config["field"], config["tagged_fields"]
+        self._language_field, self._languages = config["language_field"], config["languages"]
+
+    def topic(self, area: str | None, subarea: str | None) -> TopicFields:
+        """A known topic in its canonical spelling; an unknown one as `Taxonomy.resolve` files it (counted)."""
+        key = (area, subarea)
+        cached = self._known.get(key)
+        if cached is not None:
+            return cached
+        topic, known = self.taxonomy.resolve(area, subarea)
+        area, subarea = (topic.area, topic.subarea) if topic else (None, None)
+        fields = TopicFields(area, subarea, topic.path if topic else None,
+                             tuple(self.taxonomy.labels_zh(area, subarea)), known)
+        if known and len(self._known) < _CACHE_LIMIT:
+            self._known[key] = fields
+        return fields
+
+    def build(self, paper: Paper) -> dict[str, Any]:
+        """The document to index (every key always present; absent text is "", absent scalars None).
+
+        Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
+        (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
+        concepts the paper names, config/concepts.tsv) and languages ("en", "zh": which it is
+        written in).
+        """
+        doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
+        topic = self.topic(paper.topic_area, paper.topic_subarea)
+        heading = heading_of(paper)
+        titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
+        doc.update(
+            topic_area=topic.area,
+            topic_subarea=topic.subarea,
+            topic_path=topic.path,
+            topic_labels_zh=list(topic.labels_zh),
+            topic_known=topic.known,
+            heading=heading,
+            suggest=list(dict.fromkeys(v for v in (*titles, *paper.authors) if v)),
+        )
+        doc[self._concepts_field] = self._tag(self._tagged_texts(doc))
+        doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]
+        return doc
+
+    def _tagged_texts(self, doc: dict[str, Any]) -> list[str]:
+        texts: list[str] = []
+        for name in self._tagged:
+            value = doc.get(name)
+            if isinstance(value, list):
+                texts += value
+            elif value:
+                texts.append(value)
+        return texts
+

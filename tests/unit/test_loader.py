@@ -1,0 +1,66 @@
+"""The bulk senders' bookkeeping: every document of a response counted, 429s sent again, failures in
+the rejects file with file, line and id; progress only when asked for. (The requests themselves are
+tested against the real node in tests/integration/test_indexer.py.)"""
+
+import io
+import json
+
+import pytest
+
+from indexer import loader
+from indexer.loader import LoadStats, _Progress, _Sender
+from indexer.models import Paper
+from indexer.prepare import Chunk
+from indexer.rejects import RejectsWriter
+
+
+def chunk_of(n: int) -> Chunk:
+    chunk = Chunk()
+    for i in range(n):
+        paper = Paper(id=f"p{i}", title=f"T{i}")
+        chunk.add(paper, "in.jsonl", 10 + i, json.dumps({"id": paper.id}).encode())
+    return chunk
+
+
+def test_each_document_is_counted_retried_or_reported(tmp_path) -> None:
+    stats = LoadStats()
+    with RejectsWriter(tmp_path / "rejects.jsonl") as rejects:
+        sender = _Sender(None, "idx", None, rejects, stats, _Progress(0, enabled=False))  # type: ignore[arg-type]
+        chunk = chunk_of(4)
+        items = [
+            {"index": {"status": 201, "result": "created"}},
+            {"index": {"status": 200, "result": "updated"}},
+            {"index": {"status": 429, "error": {"type": "es_rejected_execution_exception", "reason": "busy"}}},
+            {"index": {"status": 400, "error": {"type": "document_parsing_exception", "reason": "bad year"}}},
+        ]
+        retry = sender.account(chunk, [0, 1, 2, 3], items, retry_429=True)
+        assert retry == [2]
+        assert (stats.indexed, stats.created, stats.updated, stats.failed) == (2, 1, 1, 1)
+        assert chunk.part(retry).splitlines()[0] == b'{"index":{"_id":"p2"}}'
+        # The last attempt: a 429 is a failure like any other.
+        assert sender.account(chunk, [2], [items[2]], retry_429=False) == []
+        assert stats.failed == 2
+    lines = [json.loads(line) for line in (tmp_path / "rejects.jsonl").read_text().splitlines()]
+    assert [(r["source"], r["line"], r["reason"]) for r in lines] == [("in.jsonl", 13, "indexing failed"),
+                                                                       ("in.jsonl", 12, "indexing failed")]
+    assert lines[0]["detail"] == "id p3: document_parsing_exception bad year"
+    assert lines[1]["detail"].startswith("id p2: es_rejected_execution_exception")
+
+
+def test_a_response_that_does_not_match_the_chunk_fails_loudly() -> None:
+    sender = _Sender(None, "idx", None, RejectsWriter(None), LoadStats(), _Progress(0, enabled=False))  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        sender.account(chunk_of(2), [0, 1], [{"index": {"status": 201}}], retry_429=True)
+
+
+def test_progress_is_bytes_with_counts_and_nothing_when_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    off = _Progress(1000, enabled=False)
+    off.update(500, LoadStats())
+    assert off.bar is None
+    out = io.StringIO()
+    monkeypatch.setattr(loader.sys, "stderr", out)
+    on = _Progress(2_000_000, enabled=True)
+    on.update(1_000_000, LoadStats(indexed=900, rejected=3))
+    on.close()
+    text = out.getvalue()
+    assert "1.00M/2.00M" in text and "indexed=900" in text and "rejected=3" in text
