@@ -15,7 +15,7 @@ from indexer.models import Paper
 from papersearch import concepts
 from papersearch import text as t
 from papersearch.index_definition import concepts_config
-from papersearch.taxonomy import Taxonomy, Topic
+from papersearch.taxonomy import Taxonomy
 
 _CACHE_LIMIT = 10_000  # distinct spellings of known topics kept; the taxonomy itself is far smaller
 
