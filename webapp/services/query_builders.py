@@ -177,7 +177,9 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
     # request when concepts also let papers in the other language in (the ladder relaxes on this count).
     as_typed = expanded_text_clause(parsed.terms, list(expansions), config, as_typed_fuzzy, other_language=False)
     if relaxed and as_typed:
-        query = rx.ranked_all_words_first(query, as_typed, config)
+        with_typos = (expanded_text_clause(parsed.terms, list(expansions), config, fuzzy, other_language=False)
+                      if fuzzy and not as_typed_fuzzy else None)
+        query = rx.ranked_all_words_first(query, as_typed, config, with_typos)
     body: Query = {
         "query": query,
         "aggs": fq.aggregations(config, filters),
