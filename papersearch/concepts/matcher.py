@@ -1,8 +1,9 @@
 """Find glossary concepts in text: at index time in a paper, at query time in what was typed.
 
 Two Aho-Corasick automata (ahocorasick-rs, leftmost-longest; see DECISIONS.md "Concept matching"):
-English forms are searched as whole words in the text reduced to Latin letters, digits and spaces
-(english.haystack: "GAN" is never found in "organ"), Chinese forms in the text itself. Where
+English forms are searched as whole words in the text reduced to Latin letters, digits and spaces,
+title-cased (english.haystack, english.searched: "GAN" is never found in "organ"), Chinese forms in
+the text itself. Where
 matches overlap the leftmost, then the longest wins: "graph neural networks" is
 graph_neural_network, not also neural_network; "图神经网络" likewise.
 
@@ -94,7 +95,7 @@ class ConceptMatcher:
                 if c.id not in ids:
                     ids.append(c.id)
         self._en = _Automaton({
-            pattern.encode(): (tuple(owners),
+            pattern: (tuple(owners),
                       tuple(cid for cid, spellings in owners.items() if spellings is None),
                       tuple((cid, tuple(_acronym_offsets(s) for s in spellings))
                             for cid, spellings in owners.items() if spellings is not None))
@@ -114,14 +115,32 @@ class ConceptMatcher:
         written = english.haystack(text)
         values = self._en.values
         found: list[Span] = []
-        for number, start, end in self._en.find(written.lower()):
+        for number, start, end in self._english_matches(written):
             ids = _as_found(values[number], written, start) if cased else values[number][0]
             if ids:
-                found.append((start + 1, end - 1, ids))
+                found.append((start, end - 1, ids))
         return found
 
+    def _english_matches(self, written: bytes) -> list[tuple[int, int, int]]:
+        """(pattern number, start, end) of the English forms in a haystack, leftmost-longest. In title
+        case a letter after a digit is a capital too ("3D"): a match starting there is inside a word,
+        so it is dropped and the search goes on from the next character, as if it had never been."""
+        searched = english.searched(written)
+        found = self._en.find(searched)
+        out: list[tuple[int, int, int]] = []
+        offset = 0
+        while True:
+            for i, (_, start, _) in enumerate(found):
+                if written[offset + start - 1] != 32:  # not after a space: inside a word
+                    out += _shifted(found[:i], offset)
+                    offset += start + 1
+                    found = self._en.find(memoryview(searched)[offset:])
+                    break
+            else:
+                return out + _shifted(found, offset) if offset else found
+
     def _chinese(self, text: str) -> list[Span]:
-        if text.isascii() or not CJK_RUN.search(text):
+        if not _has_cjk(text):
             return []
         lowered = text.lower()
         if len(lowered) != len(text):  # a rare character whose lowercase is longer: keep offsets exact
@@ -157,7 +176,7 @@ class ConceptMatcher:
         sole, one_acronym, values = self._en_sole, self._en_one_acronym, self._en.values
         found: dict[str, None] = {}
         # The hot loop of indexing: most patterns belong to one concept and have no acronym.
-        for number, start, _ in self._en.find(written.lower()):
+        for number, start, _ in self._english_matches(written):
             cid = sole[number]
             if cid is None:
                 acronym = one_acronym[number]
@@ -242,10 +261,10 @@ class ConceptMatcher:
         """Of several concepts sharing a lowercase form, those whose acronym was typed as written."""
         if all(w == w.lower() for w in words):
             return ()
-        number = self._en.number(english.pattern(tuple(words)).encode())
+        number = self._en.number(english.pattern(tuple(words)))
         if number is None:
             return ()
-        written = f" {'  '.join(words)} ".encode()  # as english.pattern, in the case typed
+        written = f"{' '.join(words)} ".encode()  # as english.pattern, in the case typed
         return tuple(cid for cid, spellings in self._en.values[number][2]
                      if cid in ids and any(_as_written(s, written, 0) for s in spellings))
 
@@ -267,12 +286,28 @@ def _as_written(acronyms: tuple[tuple[int, bytes], ...], written: bytes, start: 
 def _acronym_offsets(spelling: english.Spelling) -> tuple[tuple[int, bytes], ...]:
     """Where in the spelling's pattern each acronym starts, to compare it with the text as written."""
     out = []
-    offset = 1  # english.pattern: a leading space, words joined by two
+    offset = 0  # english.pattern: words joined by one space
     for word in spelling:
         if word != word.lower():
             out.append((offset, word.encode()))
-        offset += len(word) + 2
+        offset += len(word) + 1
     return tuple(out)
+
+
+def _shifted(found: list[tuple[int, int, int]], offset: int) -> list[tuple[int, int, int]]:
+    return [(number, start + offset, end + offset) for number, start, end in found]
+
+
+# UTF-8 lead bytes of CJK characters (papersearch.text.CJK_CHARS, all in U+0800–U+FFFF): a text whose
+# encoding has none needs no Chinese search, found in native code rather than by a regular expression
+# over the whole paper.
+_NOT_CJK_LEAD = bytes(b for b in range(256) if not (
+    0xE0 <= b <= 0xEF and CJK_RUN.search("".join(map(chr, range((b - 0xE0) << 12, (b - 0xDF) << 12))))))
+
+
+def _has_cjk(text: str) -> bool:
+    return not text.isascii() and bool(text.encode("utf-8", "surrogatepass").translate(None, _NOT_CJK_LEAD)) \
+        and CJK_RUN.search(text) is not None
 
 
 @lru_cache(maxsize=4)
