@@ -7,8 +7,9 @@ Compared, paper by paper: `ConceptMatcher.tag` on the shipped sample (indexer/sa
 the synthetic corpus (bench/corpus.py), each --corpus file (default: ../shared/corpora/*.jsonl.gz,
 skipped when absent) and generated texts (glossary forms in random case and number, glued by
 punctuation, digits, symbols and Chinese, seeded); and `recognise` on every query of
-bench/relevance/*.json. Prints the number that differ per set with the first few differences and
-exits 1 if any does.
+bench/relevance/*.json. Prints the number that differ per set with the first few differences, and
+the CPU per paper of both taggers (best of 3, same process: a before/after on one machine state);
+results go to bench/results/tag-equality-<UTC time>.json; exits 1 if any paper or query differs.
 """
 
 from __future__ import annotations
@@ -21,12 +22,13 @@ import random
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from dataclasses import astuple
 from pathlib import Path
 from types import ModuleType
 
-from bench.common import ROOT, log
+from bench.common import RESULTS_DIR, ROOT, log
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 
 BASE_MODULES = ("english", "matcher")  # what tagging is made of; the glossary's parsing is shared
@@ -91,16 +93,33 @@ def default_corpora() -> list[Path]:
     return []
 
 
-def compare(name: str, papers, new, old, limit: int = 5) -> int:
-    differ = total = 0
-    for texts in papers:
-        total += 1
-        ours, theirs = new.tag(texts), old.tag(texts)
-        if ours != theirs:
+def cpu_per_paper(taggers: dict, papers: list[list[str]], rounds: int = 5) -> dict[str, tuple[list, float]]:
+    """Each tagger's tags of every paper and its CPU microseconds per paper, best of `rounds` taken in
+    turns (so a change in the machine's load hits both alike)."""
+    out: dict[str, tuple[list, float]] = {}
+    for _ in range(rounds):
+        for name, tag in taggers.items():
+            started = time.process_time()
+            tags = [tag(texts) for texts in papers]
+            seconds = time.process_time() - started
+            out[name] = (tags, min(seconds, out.get(name, (None, seconds))[1]))
+    return {name: (tags, seconds / max(1, len(papers)) * 1e6) for name, (tags, seconds) in out.items()}
+
+
+def compare(name: str, papers: Iterable[list[str]], new, old, results: dict, limit: int = 5) -> int:
+    papers = list(papers)
+    timed = cpu_per_paper({"new": new.tag, "base": old.tag}, papers)
+    (ours, new_us), (theirs, old_us) = timed["new"], timed["base"]
+    differ = 0
+    for texts, a, b in zip(papers, ours, theirs, strict=True):
+        if a != b:
             differ += 1
             if differ <= limit:
-                log(f"  {name}: {texts!r:.200}\n    new {ours}\n    old {theirs}")
-    log(f"{name}: {total} papers, {differ} tagged differently")
+                log(f"  {name}: {texts!r:.200}\n    new {a}\n    old {b}")
+    results[name] = {"papers": len(papers), "differ": differ, "tag_cpu_us_new": round(new_us, 1),
+                     "tag_cpu_us_base": round(old_us, 1)}
+    log(f"{name}: {len(papers)} papers, {differ} tagged differently; tag CPU µs/paper {new_us:.1f} "
+        f"(base {old_us:.1f})")
     return differ
 
 
@@ -136,17 +155,25 @@ def main(argv: list[str] | None = None) -> int:
     glossary = glossary_module.cached()
     new, old = ConceptMatcher(glossary), base_matcher(args.base).ConceptMatcher(glossary)
     corpora = args.corpus if args.corpus is not None else default_corpora()
-    differ = compare("sample", corpus_texts(ROOT / "indexer" / "sample" / "papers.jsonl"), new, old)
+    results: dict = {"command": " ".join(["python -m bench.tag_equality", *(argv or sys.argv[1:])])}
+    differ = compare("sample", corpus_texts(ROOT / "indexer" / "sample" / "papers.jsonl"), new, old, results)
     if args.size:
-        differ += compare("synthetic", corpus_texts(ensure_corpus(args.size, DEFAULT_SEED, log=log)), new, old)
+        differ += compare("synthetic", corpus_texts(ensure_corpus(args.size, DEFAULT_SEED, log=log)), new, old,
+                          results)
     for path in corpora:
         if path.is_file():
-            differ += compare(path.name, corpus_texts(path), new, old)
+            differ += compare(path.name, corpus_texts(path), new, old, results)
         else:
             log(f"skipping {path}: not there")
-    differ += compare("generated", generated_texts(glossary, args.generated, DEFAULT_SEED), new, old)
-    differ += compare_queries(new, old)
-    print(f"{'DIFFERENT' if differ else 'same'}: {differ} difference(s) between this checkout and {args.base}")
+    differ += compare("generated", generated_texts(glossary, args.generated, DEFAULT_SEED), new, old, results)
+    results["queries_differ"] = compare_queries(new, old)
+    differ += results["queries_differ"]
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    out = RESULTS_DIR / f"tag-equality-{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}.json"
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(json.dumps(results, indent=2))
+    print(f"{'DIFFERENT' if differ else 'same'}: {differ} difference(s) between this checkout and {args.base}; "
+          f"written {out}")
     return 1 if differ else 0
 
 

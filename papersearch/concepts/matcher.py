@@ -179,7 +179,7 @@ class ConceptMatcher:
         """The ids of the concepts a paper names (title, abstract, keywords in either language), in
         order of first appearance. An ambiguous form adds nothing by itself: its concepts count only
         when the paper also names them by one of their own forms."""
-        text = _SEPARATE.join(t for t in texts if t)  # one pass; no form spans two fields
+        text = _SEPARATE.join(filter(None, texts))  # one pass; no form spans two fields
         written = english.haystack(text)
         found = self._tag_english(written, self._en.find(english.searched(written)))
         if found is None:  # a match inside a word, after a digit ("3D"): search again, the slow way
