@@ -6,8 +6,9 @@
    for every query of bench/relevance/*.json, each parsed as the webapp parses it; p50/p95/max in µs
    (the target is p50 ≤ 1 ms).
 2. Index time, no Elasticsearch: CPU of read + validate + DocumentBuilder.build per paper with the glossary
-   and with an empty one (the tagging's share of the indexer's own CPU), on the synthetic corpus
-   (bench/corpus.py) and on each --corpus file (e.g. ../shared/corpora/*.jsonl.gz; skipped when absent).
+   and with an empty one (the tagging's share of the indexer's own CPU), and of ConceptMatcher.tag alone
+   (best of 3), on the synthetic corpus (bench/corpus.py) and on each --corpus file
+   (e.g. ../shared/corpora/*.jsonl.gz; skipped when absent).
 3. Unless --no-index: indexer.loader.load() of the synthetic corpus into a fresh index, with tags and
    without (an empty glossary), alternating, best of --repeats each; throughput ratio (target ≥ 0.90).
 Results go to bench/results/concepts-<UTC time>.json and a summary to stdout.
@@ -88,14 +89,25 @@ def prepare(corpus: Path) -> dict:
             started = time.process_time()  # CPU of this process: steadier than wall time on a shared machine
             builder = DocumentBuilder(taxonomy)
             papers = [r for r in read_records(corpus, taxonomy) if isinstance(r, Paper)]
-            tags = sum(len(builder.build(p)["concepts"]) for p in papers)
+            docs = [builder.build(p) for p in papers]
             seconds = time.process_time() - started
+        tags = sum(len(doc["concepts"]) for doc in docs)
         out[label] = {"papers": len(papers), "us_per_paper": round(seconds / len(papers) * 1e6, 1),
                       "tags_per_paper": round(tags / len(papers), 2)}
     best_with = min(out["with"]["us_per_paper"], out["with_again"]["us_per_paper"])
     out["tagging_us_per_paper"] = round(best_with - out["without"]["us_per_paper"], 1)
     out["cpu_ratio_without_over_with"] = round(out["without"]["us_per_paper"] / best_with, 3)
+    texts = [builder.tagged_texts(doc) for doc in docs]
+    out["tag_cpu_us_per_paper"] = round(min(_cpu(concepts.matcher().tag, texts) for _ in range(3)), 1)
     return out
+
+
+def _cpu(fn, items: list) -> float:
+    """CPU microseconds per item of fn(item) over all items."""
+    started = time.process_time()
+    for item in items:
+        fn(item)
+    return (time.process_time() - started) / max(1, len(items)) * 1e6
 
 
 @contextmanager
@@ -160,8 +172,9 @@ def main(argv: list[str] | None = None) -> int:
         else:
             log(f"skipping {path}: not there")
     for row in results["prepare"]:
-        log(f"prepare {Path(row['corpus']).name}: tagging {row['tagging_us_per_paper']} µs/paper, "
-            f"CPU ratio without/with {row['cpu_ratio_without_over_with']}")
+        log(f"prepare {Path(row['corpus']).name}: tag() {row['tag_cpu_us_per_paper']} µs/paper CPU, build "
+            f"with/without tags differs by {row['tagging_us_per_paper']} µs, CPU ratio without/with "
+            f"{row['cpu_ratio_without_over_with']}")
     if not args.no_index:
         results["indexing"] = bench_indexing(synthetic, args.repeats)
         log(f"indexing: {results['indexing']}")

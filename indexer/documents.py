@@ -84,11 +84,12 @@ class DocumentBuilder:
             heading=heading,
             suggest=list(dict.fromkeys(v for v in (*titles, *paper.authors) if v)),
         )
-        doc[self._concepts_field] = self._tag(self._tagged_texts(doc))
+        doc[self._concepts_field] = self._tag(self.tagged_texts(doc))
         doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]
         return doc
 
-    def _tagged_texts(self, doc: dict[str, Any]) -> list[str]:
+    def tagged_texts(self, doc: dict[str, Any]) -> list[str]:
+        """The texts concepts are tagged in (config/index.json concepts.tagged_fields), as `build` passes them."""
         texts: list[str] = []
         for name in self._tagged:
             value = doc.get(name)

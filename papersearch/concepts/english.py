@@ -9,6 +9,7 @@ hyphen-joined spelling): see DECISIONS.md "Concept matching".
 
 from __future__ import annotations
 
+import codecs
 import re
 import unicodedata
 from functools import lru_cache
@@ -47,21 +48,51 @@ def words(text: str) -> list[str]:
 
 
 def haystack(text: str) -> bytes:
-    """What English forms are searched in: the text as ASCII letters, digits and spaces, same case,
-    every space doubled and a space at each end. A form is searched as " large  language  model ",
-    so it matches whole words only, two matches side by side do not compete for one space, and a
-    form never runs across punctuation (which leaves a wider gap). Bytes, because bytes.translate
-    is several times faster than str.translate, and papers are mostly ASCII."""
+    """What English forms are searched in (see `searched`): the text as ASCII letters, digits and
+    spaces, same case, a space at each end; each run of other scripts (CJK, Greek, symbols, curly
+    quotes) one space, diacritics off (naïve → naive). Bytes, because bytes.translate is several
+    times faster than str.translate, and papers are mostly ASCII."""
     if not text.isascii():
-        text = _NOT_LATIN.sub(" ", text)  # drop CJK runs first: translate() is slow per non-ASCII character
-        if not text.isascii():
-            text = text.translate(WORD_CHARS)  # diacritics off (naïve → naive): ASCII from here
-    return b" " + text.encode("ascii").translate(_ASCII_WORD_BYTES).replace(b" ", b"  ") + b" "
+        extra = len(text.encode("utf-8", "surrogatepass")) - len(text)  # about 2 per CJK character
+        text = text.encode("ascii", _LATIN_RUNS).decode("ascii") if extra < len(text) // 2 else _latin(text)
+    return b" " + text.encode("ascii").translate(_ASCII_WORD_BYTES) + b" "
 
 
-def pattern(spelling: Spelling) -> str:
-    """How a spelling is searched in a haystack (lowercase)."""
-    return f" {'  '.join(spelling).lower()} "
+def _latin(text: str) -> str:
+    text = _NOT_LATIN.sub(" ", text)  # drop CJK runs first: translate() is slow per non-ASCII character
+    return text if text.isascii() else text.translate(WORD_CHARS)
+
+
+def _latin_run(error: UnicodeError) -> tuple[str, int]:
+    """The encoder's error handler: `_latin` of one run of non-ASCII characters. In mostly English
+    text this is a few calls per paper (curly quotes, dashes), where one regular expression over the
+    whole text cost more than the concept search itself (DECISIONS.md "Concept tagging cost")."""
+    assert isinstance(error, UnicodeEncodeError)
+    run = error.object[error.start:error.end]
+    out = _RUNS.get(run)
+    if out is None:
+        out = _latin(run)
+        if len(run) <= 4 and len(_RUNS) < 10_000:  # the recurring ones: punctuation, symbols, letters
+            _RUNS[run] = out
+    return out, error.end
+
+
+_LATIN_RUNS = "papersearch-latin-runs"
+_RUNS: dict[str, str] = {}
+codecs.register_error(_LATIN_RUNS, _latin_run)
+
+
+def searched(haystack: bytes) -> bytes:
+    """The haystack as the automaton sees it: title case, so every word starts with its one capital
+    (digits aside) and a pattern ("Large Language Model ") can only start where a word starts — or
+    after a digit inside a word ("3D"), which the matcher rejects. Its trailing space makes it end
+    where a word ends; a gap of two or more spaces (punctuation, a field boundary) is never crossed."""
+    return haystack.title()
+
+
+def pattern(spelling: Spelling) -> bytes:
+    """How a spelling is searched in `searched(haystack)`."""
+    return (" ".join(spelling) + " ").encode("ascii").title()
 
 
 def number_variants(word: str) -> set[str]:

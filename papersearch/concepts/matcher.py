@@ -1,10 +1,11 @@
 """Find glossary concepts in text: at index time in a paper, at query time in what was typed.
 
-Two Aho-Corasick automata (ahocorasick-rs, leftmost-longest; see DECISIONS.md "Concept matching"):
-English forms are searched as whole words in the text reduced to Latin letters, digits and spaces
-(english.haystack: "GAN" is never found in "organ"), Chinese forms in the text itself. Where
-matches overlap the leftmost, then the longest wins: "graph neural networks" is
-graph_neural_network, not also neural_network; "图神经网络" likewise.
+Two Aho-Corasick automata (daachorse's double arrays, leftmost-longest; see DECISIONS.md "Concept
+matching" and "Concept tagging cost"): English forms are searched as whole words in the text reduced
+to Latin letters, digits and spaces, title-cased (english.haystack, english.searched: "GAN" is never
+found in "organ"), Chinese forms in the text itself. Where matches overlap the leftmost, then the
+longest wins: "graph neural networks" is graph_neural_network, not also neural_network; "图神经网络"
+likewise.
 
 In papers, acronyms must be written as in the glossary (LLM, ViT, LoRA; a plural s allowed), since
 "clip", "map" or "sam" are ordinary words; in a query any casing counts. A form shared by several
@@ -19,14 +20,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-import ahocorasick_rs
+import daachorse
 
 from papersearch.concepts import english
 from papersearch.concepts.glossary import Concept, Glossary, cached
 from papersearch.text import CJK_RUN
 
 Span = tuple[int, int, tuple[str, ...]]  # start, end (exclusive), concept ids
-_LEFTMOST_LONGEST = ahocorasick_rs.MatchKind.LeftmostLongest
 
 
 @dataclass(frozen=True)
@@ -57,19 +57,22 @@ def _latin_edge(ch: str) -> bool:
 
 
 class _Automaton:
-    """Leftmost-longest matching of many patterns (str, or bytes for ASCII); each carries a value."""
+    """Leftmost-longest matching of many patterns (str, or bytes for ASCII); each carries a value.
+    Without daachorse's prefilter: our haystacks have a candidate start every few bytes, where it
+    only cost time (measured in DECISIONS.md "Concept tagging cost")."""
 
-    def __init__(self, patterns: dict, kind: type = ahocorasick_rs.AhoCorasick) -> None:
+    def __init__(self, patterns: dict, kind: type = daachorse.CharwiseDoubleArrayAhoCorasick) -> None:
         self.values = list(patterns.values())
         self._numbers = {p: i for i, p in enumerate(patterns)}
-        self._automaton = kind(list(patterns), matchkind=_LEFTMOST_LONGEST) if patterns else None
+        self._automaton = kind(list(patterns), match_kind=daachorse.MATCH_KIND_LEFTMOST_LONGEST,
+                               use_prefilter=False) if patterns else None
 
     def number(self, pattern: str | bytes) -> int | None:
         return self._numbers.get(pattern)
 
     def find(self, haystack: str | bytes) -> list[tuple[int, int, int]]:
-        """(pattern number, start, end) of each match."""
-        return self._automaton.find_matches_as_indexes(haystack) if self._automaton else []
+        """(start, end, pattern number) of each match: characters into a str, bytes into bytes."""
+        return self._automaton.find(haystack) if self._automaton else []
 
 
 class ConceptMatcher:
@@ -94,12 +97,12 @@ class ConceptMatcher:
                 if c.id not in ids:
                     ids.append(c.id)
         self._en = _Automaton({
-            pattern.encode(): (tuple(owners),
+            pattern: (tuple(owners),
                       tuple(cid for cid, spellings in owners.items() if spellings is None),
                       tuple((cid, tuple(_acronym_offsets(s) for s in spellings))
                             for cid, spellings in owners.items() if spellings is not None))
             for pattern, owners in en.items()
-        }, ahocorasick_rs.BytesAhoCorasick)
+        }, daachorse.DoubleArrayAhoCorasick)
         # per English pattern: its only concept when any casing counts, else None (check acronyms, ambiguity)
         self._en_sole = [ids[0] if len(ids) == 1 and not acronyms else None for ids, _, acronyms in self._en.values]
         self._en_one_acronym = [(ids[0], *acronyms[0][1][0][0])
@@ -108,34 +111,58 @@ class ConceptMatcher:
                                 for ids, _, acronyms in self._en.values]
         self._zh = _Automaton({form: (tuple(ids), _latin_edge(form[0]), _latin_edge(form[-1]))
                                for form, ids in zh.items()})
+        # per Chinese pattern: its only concept when no Latin edge needs checking, else None
+        self._zh_sole = [ids[0] if len(ids) == 1 and not (start or end) else None
+                         for ids, start, end in self._zh.values]
 
     def _english(self, text: str, cased: bool) -> list[Span]:
         """Offsets into english.haystack(text); `cased`: acronyms must be written as in the glossary."""
         written = english.haystack(text)
         values = self._en.values
         found: list[Span] = []
-        for number, start, end in self._en.find(written.lower()):
+        for start, end, number in self._english_matches(written):
             ids = _as_found(values[number], written, start) if cased else values[number][0]
             if ids:
-                found.append((start + 1, end - 1, ids))
+                found.append((start, end - 1, ids))
         return found
 
+    def _english_matches(self, written: bytes) -> list[tuple[int, int, int]]:
+        """(start, end, pattern number) of the English forms in a haystack, leftmost-longest. In title
+        case a letter after a digit is a capital too ("3D"): a match starting there is inside a word,
+        so it is dropped and the search goes on from the next character, as if it had never been."""
+        searched = english.searched(written)
+        found = self._en.find(searched)
+        out: list[tuple[int, int, int]] = []
+        offset = 0
+        while True:
+            for i, (start, _, _) in enumerate(found):
+                if written[offset + start - 1] != 32:  # not after a space: inside a word
+                    out += _shifted(found[:i], offset)
+                    offset += start + 1
+                    found = self._en.find(searched[offset:])
+                    break
+            else:
+                return out + _shifted(found, offset) if offset else found
+
     def _chinese(self, text: str) -> list[Span]:
-        if text.isascii() or not CJK_RUN.search(text):
+        values = self._zh.values
+        return [(start, end, values[number][0]) for start, end, number in self._chinese_matches(text)
+                if self._at_latin_edges(text, start, end, number)]
+
+    def _chinese_matches(self, text: str) -> list[tuple[int, int, int]]:
+        """(start, end, pattern number) of the Chinese forms in a text, their Latin edges not yet checked."""
+        if not _has_cjk(text):
             return []
         lowered = text.lower()
         if len(lowered) != len(text):  # a rare character whose lowercase is longer: keep offsets exact
             lowered = text
-        values = self._zh.values
-        found: list[Span] = []
-        for number, start, end in self._zh.find(lowered):
-            ids, latin_start, latin_end = values[number]
-            if latin_start and start > 0 and _latin_edge(text[start - 1]):
-                continue
-            if latin_end and end < len(text) and _latin_edge(text[end]):
-                continue
-            found.append((start, end, ids))
-        return found
+        return self._zh.find(lowered)
+
+    def _at_latin_edges(self, text: str, start: int, end: int, number: int) -> bool:
+        """A form starting or ending in a Latin letter or digit (K均值) does not continue a Latin word."""
+        _, latin_start, latin_end = self._zh.values[number]
+        return not (latin_start and start > 0 and _latin_edge(text[start - 1])) and \
+            not (latin_end and end < len(text) and _latin_edge(text[end]))
 
     def english(self, text: str, cased: bool = True) -> list[Match]:
         """Concepts in a text's Latin-script words (offsets into english.haystack(text))."""
@@ -152,12 +179,31 @@ class ConceptMatcher:
         """The ids of the concepts a paper names (title, abstract, keywords in either language), in
         order of first appearance. An ambiguous form adds nothing by itself: its concepts count only
         when the paper also names them by one of their own forms."""
-        text = _SEPARATE.join(t for t in texts if t)  # one pass; no form spans two fields
+        text = _SEPARATE.join(filter(None, texts))  # one pass; no form spans two fields
         written = english.haystack(text)
+        found = self._tag_english(written, self._en.find(english.searched(written)))
+        if found is None:  # a match inside a word, after a digit ("3D"): search again, the slow way
+            found = self._tag_english(written, self._english_matches(written))
+            assert found is not None
+        sole, values = self._zh_sole, self._zh.values
+        for start, end, number in self._chinese_matches(text):
+            cid = sole[number]
+            if cid is None:
+                ids = values[number][0]
+                if len(ids) != 1 or not self._at_latin_edges(text, start, end, number):
+                    continue
+                cid = ids[0]
+            found[cid] = None
+        return list(found)
+
+    def _tag_english(self, written: bytes, matches: list[tuple[int, int, int]]) -> dict[str, None] | None:
+        """The concepts of the English matches in a paper, in order; None if a match is inside a word."""
         sole, one_acronym, values = self._en_sole, self._en_one_acronym, self._en.values
         found: dict[str, None] = {}
         # The hot loop of indexing: most patterns belong to one concept and have no acronym.
-        for number, start, _ in self._en.find(written.lower()):
+        for start, _, number in matches:
+            if written[start - 1] != 32:
+                return None
             cid = sole[number]
             if cid is None:
                 acronym = one_acronym[number]
@@ -171,10 +217,7 @@ class ConceptMatcher:
                         continue
                     cid = ids[0]
             found[cid] = None
-        for _, _, ids in self._chinese(text):
-            if len(ids) == 1:
-                found[ids[0]] = None
-        return list(found)
+        return found
 
     # --- query time -----------------------------------------------------------------------------
 
@@ -242,10 +285,10 @@ class ConceptMatcher:
         """Of several concepts sharing a lowercase form, those whose acronym was typed as written."""
         if all(w == w.lower() for w in words):
             return ()
-        number = self._en.number(english.pattern(tuple(words)).encode())
+        number = self._en.number(english.pattern(tuple(words)))
         if number is None:
             return ()
-        written = f" {'  '.join(words)} ".encode()  # as english.pattern, in the case typed
+        written = f"{' '.join(words)} ".encode()  # as english.pattern, in the case typed
         return tuple(cid for cid, spellings in self._en.values[number][2]
                      if cid in ids and any(_as_written(s, written, 0) for s in spellings))
 
@@ -267,12 +310,28 @@ def _as_written(acronyms: tuple[tuple[int, bytes], ...], written: bytes, start: 
 def _acronym_offsets(spelling: english.Spelling) -> tuple[tuple[int, bytes], ...]:
     """Where in the spelling's pattern each acronym starts, to compare it with the text as written."""
     out = []
-    offset = 1  # english.pattern: a leading space, words joined by two
+    offset = 0  # english.pattern: words joined by one space
     for word in spelling:
         if word != word.lower():
             out.append((offset, word.encode()))
-        offset += len(word) + 2
+        offset += len(word) + 1
     return tuple(out)
+
+
+def _shifted(found: list[tuple[int, int, int]], offset: int) -> list[tuple[int, int, int]]:
+    return [(start + offset, end + offset, number) for start, end, number in found]
+
+
+# UTF-8 lead bytes of CJK characters (papersearch.text.CJK_CHARS, all in U+0800–U+FFFF): a text whose
+# encoding has none needs no Chinese search, found in native code rather than by a regular expression
+# over the whole paper.
+_NOT_CJK_LEAD = bytes(b for b in range(256) if not (
+    0xE0 <= b <= 0xEF and CJK_RUN.search("".join(map(chr, range((b - 0xE0) << 12, (b - 0xDF) << 12))))))
+
+
+def _has_cjk(text: str) -> bool:
+    return not text.isascii() and bool(text.encode("utf-8", "surrogatepass").translate(None, _NOT_CJK_LEAD)) \
+        and CJK_RUN.search(text) is not None
 
 
 @lru_cache(maxsize=4)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import pytest
 
-from papersearch.concepts import ConceptMatcher, load
+from papersearch.concepts import ConceptMatcher, english, load
 from papersearch.concepts.english import number_variants, spellings
 from papersearch.concepts.glossary import parse
+from papersearch.concepts.matcher import _has_cjk
+from papersearch.text import CJK_RUN
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
 
@@ -128,3 +131,36 @@ def test_a_mixed_script_form_spans_the_terms_the_parser_split_it_into(matcher: C
     assert (m.first, m.last, m.ids, m.whole_terms) == (0, 1, ("vision_transformer",), True)
     (m,) = matcher.recognise(["对比", "学习"])  # typed with a space: still the concept
     assert (m.first, m.last, m.ids) == (0, 1, ("contrastive_learning",))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2graph neural networks", ["neural_network"]),  # "Graph" after a digit is inside a word; what follows still counts
+    ("3D Gaussian processes in 2D", ["gaussian_process"]),
+    ("x3GNNs and 4LLM", []),
+    ("graph—neural network", ["graph_neural_network"]),  # one character between words joins them, as a hyphen
+    ("graph – neural network", ["neural_network"]),  # a wider gap does not
+    ("federated\u00a0learning, “knowledge distillation”", ["federated_learning", "knowledge_distillation"]),
+    ("联邦学习GNN与K均值", ["graph_neural_network", "federated_learning", "k_means"]),
+])
+def test_words_are_whole_in_any_script_and_after_digits(matcher: ConceptMatcher, text: str,
+                                                          expected: list[str]) -> None:
+    assert matcher.tag([text]) == expected
+
+
+ALPHABET = "ab AZ09-.,;’—–“”\u00a0éïßÆĳﬁαβ中文学习カ한\u3000\u2192\U0001f600"
+
+
+def test_latin_runs_match_the_whole_text_rule() -> None:
+    """The fast path (an encoder error handler per non-ASCII run) equals one expression over the text."""
+    rng = random.Random(5)
+    for _ in range(3000):
+        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
+        fast = text.encode("ascii", english._LATIN_RUNS).decode("ascii")
+        assert fast.translate(english.WORD_CHARS) == english._latin(text).translate(english.WORD_CHARS), text
+
+
+def test_the_cjk_check_in_native_code_agrees_with_the_definition() -> None:
+    rng = random.Random(6)
+    for _ in range(3000):
+        text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 8)))
+        assert _has_cjk(text) == bool(CJK_RUN.search(text)), text
