@@ -53,6 +53,7 @@ from bench.common import (
 )
 from bench.concepts import without_tagging
 from bench.corpus import DEFAULT_SEED, ensure_corpus
+from bench.processes import cpu_per_doc, cpu_seconds, es_process, sample_rss
 
 BENCH_ALIAS = "papersbench_idx"
 RAW_INDEX = "papersbench_raw"
@@ -116,59 +117,14 @@ class IndexingResult:
             # Per round (ours and raw back to back): on a shared machine the load drifts between rounds,
             # and the spread of these shows how far the best-of ratio can be trusted.
             "round_ratios": self.round_ratios(),
-            "cpu_us_per_doc": {kind: _cpu_per_doc([r for r in self.runs if r.kind == kind])
+            "cpu_us_per_doc": {kind: cpu_per_doc([r for r in self.runs if r.kind == kind])
                                for kind in ("ours", "raw")},
             "runs": [asdict(r) | {"rate": round(r.rate)} for r in self.runs],
         }
         return out
 
 
-def _cpu_per_doc(runs: list[Run]) -> dict[str, float] | None:
-    """Median CPU µs per document of Elasticsearch and of the client over the runs of one kind."""
-    es = sorted(r.es_cpu_s / r.docs * 1e6 for r in runs if r.es_cpu_s is not None and r.docs)
-    client = sorted(r.client_cpu_s / r.docs * 1e6 for r in runs if r.client_cpu_s is not None and r.docs)
-    if not es or not client:
-        return None
-    return {"es": round(es[len(es) // 2], 1), "client": round(client[len(client) // 2], 1)}
-
-
 # --- ours -------------------------------------------------------------------------------------------
-
-
-def _sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) -> None:
-    """Peak RSS of the indexer and its children (the producer process) together."""
-    while not stop.is_set():
-        try:
-            rss = proc.memory_info().rss
-            for child in proc.children(recursive=True):
-                with contextlib.suppress(psutil.Error):
-                    rss += child.memory_info().rss
-            peak[0] = max(peak[0], rss)
-        except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-            return
-        stop.wait(0.02)
-
-
-def es_process() -> psutil.Process | None:
-    """The local node's JVM (None when benchmarking a cluster given by ES_URL)."""
-    state = ROOT / ".local" / "node-state.json"
-    if os.environ.get("ES_URL") or not state.exists():
-        return None
-    home = json.loads(state.read_text()).get("home", "")
-    for proc in psutil.process_iter(["name", "cmdline"]):
-        if home and "java" in (proc.info["name"] or "") and any(home in a for a in proc.info["cmdline"] or []):
-            return proc
-    return None
-
-
-def cpu_seconds(proc: psutil.Process | None) -> float | None:
-    if proc is None:
-        return None
-    try:
-        times = proc.cpu_times()
-    except psutil.Error:
-        return None
-    return times.user + times.system
 
 
 def admin_without_concept_tags() -> int:
@@ -197,7 +153,7 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True) -> Run:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
         peak = [0.0]
         stop = threading.Event()
-        sampler = threading.Thread(target=_sample_rss, args=(psutil.Process(proc.pid), peak, stop), daemon=True)
+        sampler = threading.Thread(target=sample_rss, args=(psutil.Process(proc.pid), peak, stop), daemon=True)
         sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
         seconds = time.perf_counter() - started

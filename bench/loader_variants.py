@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bench.common import DATA_DIR, delete_indices, log, retrying
 from bench.corpus import DEFAULT_SEED, ensure_corpus
-from bench.indexing import cpu_seconds, es_process
+from bench.processes import cpu_seconds, es_process
 from bench.profile_indexer import client
 
 INDEX = "papersbench_variant"

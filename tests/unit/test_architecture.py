@@ -54,3 +54,13 @@ def test_api_routes_do_not_reach_into_the_page_routes() -> None:
     tree = ast.parse((ROOT / "webapp" / "routes" / "api.py").read_text(encoding="utf-8"))
     modules = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "webapp.routes.errors" in modules and "webapp.routes.ui" not in modules
+
+
+MODULE_LINE_LIMIT = 360  # "modules under ~350 lines" (the house style)
+
+
+def test_modules_stay_small() -> None:
+    sizes = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
+             for package in ("webapp", "indexer", "papersearch", "bench") for path in (ROOT / package).rglob("*.py")}
+    assert len(sizes) > 50, "the check must see the modules"
+    assert {module: n for module, n in sizes.items() if n > MODULE_LINE_LIMIT} == {}
