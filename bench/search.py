@@ -25,25 +25,27 @@ bench/search_load.py (gunicorn, client threads, the two targets), this file (lev
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from typing import Any
 
 from bench import common
 from bench.common import log
-from bench.search_load import Api, Direct, Gunicorn, Phase, run_phase
+from bench.search_load import Api, CpuMeter, Direct, Gunicorn, Phase, run_phase
 from bench.search_mix import QUERY_MIX, cheap_mix, check_mix, highlight_cost
 
 
 def run_levels(api: Api, direct: Direct, clients: list[int], seconds: float, requests_per_client: int,
-               max_requests: int) -> list[dict]:
+               max_requests: int, meter: CpuMeter | None = None) -> list[dict]:
     levels = []
     for c in clients:
         n = min(max_requests, max(len(api.mix) * 2, requests_per_client * c))
         merged = {"api": Phase("api", c), "direct": Phase("direct", c)}
         for order in ((api, direct), (direct, api)):
             for target in order:
-                merged[target.name].merge(run_phase(target, c, n // 2, seconds / 2))
+                phase = functools.partial(run_phase, target, c, n // 2, seconds / 2)
+                merged[target.name].merge(meter.measure(phase) if meter else phase())
         a, b = merged["api"].stats(), merged["direct"].stats()
         levels.append({"clients": c, "api": a, "direct": b,
                        "p50_ratio": round(a["p50_ms"] / b["p50_ms"], 2) if b["p50_ms"] else None,
@@ -53,7 +55,9 @@ def run_levels(api: Api, direct: Direct, clients: list[int], seconds: float, req
                        "p50_target_met": a["errors"] == 0 and a["p50_ms"] <= 1.2 * b["p50_ms"] + 3})
         log(f"  {c:>2} clients: api p50 {a['p50_ms']} p95 {a['p95_ms']} p99 {a['p99_ms']} ms "
             f"{a['req_per_s']} req/s err {a['errors']} | direct p50 {b['p50_ms']} p95 {b['p95_ms']} "
-            f"p99 {b['p99_ms']} ms {b['req_per_s']} req/s err {b['errors']}")
+            f"p99 {b['p99_ms']} ms {b['req_per_s']} req/s err {b['errors']} | CPU ms/request: api gunicorn "
+            f"{a.get('gunicorn_cpu_ms_per_req')} es {a.get('es_cpu_ms_per_req')}, "
+            f"direct es {b.get('es_cpu_ms_per_req')}")
     return levels
 
 
@@ -63,22 +67,19 @@ def bench_search(alias: str, clients: list[int], seconds: float = 20.0, requests
     isolates the web stack's own overhead from the cost of highlighting fuzzy matches."""
     mix = check_mix(alias)
     highlight = highlight_cost(alias, repeats=2)
-    few = [m for m in mix if m["total"] < 5]
-    if few:
-        log(f"warning: queries with < 5 hits (the service adds 'did you mean' requests): {few}")
     subset = cheap_mix()
     results: dict[str, Any] = {"alias": alias, "mix": mix, "highlight_cost_took_ms": highlight,
                                "no_fuzzy_queries": [p for _, p in subset], "levels": [], "levels_no_fuzzy": []}
     with Gunicorn(alias, workers) as server:
         results["gunicorn"] = {"url": server.url, "workers": workers or "config default"}
-        api, direct = Api(server.url), Direct(alias)
+        api, direct, meter = Api(server.url), Direct(alias), CpuMeter(server)
         for target in (api, direct):  # warm-up: caches, connections, worker imports
             run_phase(target, 4, 2 * len(QUERY_MIX), 20)
         log(f"  full mix ({len(QUERY_MIX)} queries)")
-        results["levels"] = run_levels(api, direct, clients, seconds, requests_per_client, max_requests)
+        results["levels"] = run_levels(api, direct, clients, seconds, requests_per_client, max_requests, meter)
         log(f"  no-fuzzy mix ({len(subset)} queries)")
         results["levels_no_fuzzy"] = run_levels(Api(server.url, subset), Direct(alias, subset), clients,
-                                                subset_seconds, requests_per_client, max_requests)
+                                                subset_seconds, requests_per_client, max_requests, meter)
     common.delete_bench_query_log()
     return results
 

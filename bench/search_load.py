@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import psutil
 import requests
 
 from bench import common
@@ -87,12 +90,16 @@ class Phase:
     errors: int = 0
     error_samples: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # CPU seconds used meanwhile by gunicorn (master and workers) and by the local node (CpuMeter)
+    cpu: dict[str, float] = field(default_factory=dict)
 
     def merge(self, other: Phase) -> None:
         self.latencies_ms += other.latencies_ms
         self.errors += other.errors
         self.error_samples = (self.error_samples + other.error_samples)[:5]
         self.seconds += other.seconds
+        for name, value in other.cpu.items():
+            self.cpu[name] = self.cpu.get(name, 0.0) + value
 
     def stats(self) -> dict:
         lat = sorted(self.latencies_ms)
@@ -102,8 +109,46 @@ class Phase:
             "p50_ms": round(percentile(lat, 50), 2), "p95_ms": round(percentile(lat, 95), 2),
             "p99_ms": round(percentile(lat, 99), 2), "mean_ms": round(sum(lat) / n, 2) if n else None,
             "req_per_s": round(n / self.seconds, 1) if self.seconds else None,
+            # CPU per request of each process group: shows the web layer's cost even on a shared machine
+            **{f"{name}_cpu_ms_per_req": round(1000 * value / n, 2) for name, value in self.cpu.items() if n},
             "error_samples": self.error_samples,
         }
+
+
+class CpuMeter:
+    """CPU seconds (user + system) of our gunicorn, its live workers and the ones it has reaped, and of the
+    local node's JVM (absent when ES_URL names another cluster)."""
+
+    def __init__(self, server: Gunicorn) -> None:
+        from bench.indexing import es_process
+
+        self.gunicorn = psutil.Process(server.proc.pid) if server.proc else None
+        self.es = es_process()
+
+    def sample(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        try:
+            if self.gunicorn is not None:
+                t = self.gunicorn.cpu_times()
+                total = t.user + t.system + t.children_user + t.children_system
+                for child in self.gunicorn.children(recursive=True):
+                    with contextlib.suppress(psutil.Error):
+                        c = child.cpu_times()
+                        total += c.user + c.system
+                out["gunicorn"] = total
+            if self.es is not None:
+                t = self.es.cpu_times()
+                out["es"] = t.user + t.system
+        except psutil.Error:
+            pass
+        return out
+
+    def measure(self, phase: Callable[[], Phase]) -> Phase:
+        before = self.sample()
+        result = phase()
+        after = self.sample()
+        result.cpu = {name: after[name] - before[name] for name in after if name in before}
+        return result
 
 
 class Target:
