@@ -7,7 +7,9 @@ indices, the rate limiter on unless --no-rate-limit) and driven through Flask's 
 no HTTP server in the way. For each query of the mix it reports the wall time of the whole request and
 the part spent waiting in Elasticsearch requests (the client's perform_request, which includes
 encoding the body and decoding the answer): the rest is the web layer's own Python. Then cProfile over
-all rounds (top functions by own and by cumulative time).
+all rounds (top functions by own and by cumulative time). Then the CPU per request with Elasticsearch's
+answers replayed from a recording (no node in the way: the web layer's own cost, steady even on a
+shared machine).
 """
 
 from __future__ import annotations
@@ -18,8 +20,11 @@ import io
 import pstats
 import statistics
 import sys
+import threading
 import time
 from typing import Any
+
+import orjson
 
 from bench import common
 from bench.common import WEB_USER, es_url, identity, log
@@ -27,11 +32,14 @@ from bench.search_mix import QUERY_MIX, cheap_mix
 
 
 class EsClock:
-    """Wall time spent inside Elasticsearch.perform_request (every request the service sends)."""
+    """Wall time spent inside Elasticsearch.perform_request (every request the service sends). With
+    `replaying` set, answers from what was recorded for the same request instead of asking the node."""
 
     def __init__(self) -> None:
         self.seconds = 0.0
         self.requests = 0
+        self.recorded: dict[tuple[str, str, bytes], Any] = {}
+        self.replaying = False
 
     def install(self) -> None:
         from elasticsearch import Elasticsearch
@@ -39,15 +47,38 @@ class EsClock:
         original = Elasticsearch.perform_request
         clock = self
 
-        def timed(client: Any, *args: Any, **kwargs: Any) -> Any:
+        def timed(client: Any, method: str, path: str, **kwargs: Any) -> Any:
+            if threading.current_thread() is not threading.main_thread():  # the query log's writer
+                return original(client, method, path, **kwargs)
+            key = (method, path, orjson.dumps(kwargs.get("body")))
+            if clock.replaying and key in clock.recorded:
+                return clock.recorded[key]
             started = time.perf_counter()
             try:
-                return original(client, *args, **kwargs)
+                clock.recorded[key] = answer = original(client, method, path, **kwargs)
+                return answer
             finally:
                 clock.seconds += time.perf_counter() - started
                 clock.requests += 1
 
         Elasticsearch.perform_request = timed  # type: ignore[method-assign]
+
+
+def replayed_cpu(client: Any, clock: EsClock, mix: list[tuple[str, dict]], rounds: int) -> float:
+    """CPU µs per request of the whole app with Elasticsearch's answers replayed (best of 3): the web
+    layer's own cost without the node, steady on a shared machine (Flask's test client included)."""
+    clock.replaying = True
+    best = float("inf")
+    try:
+        for _ in range(3):
+            started = time.process_time()
+            for _ in range(rounds):
+                for _, params in mix:
+                    client.get("/api/search", query_string=params)
+            best = min(best, time.process_time() - started)
+    finally:
+        clock.replaying = False
+    return best / (rounds * len(mix)) * 1e6
 
 
 def make_app(alias: str, rate_limit: bool) -> Any:
@@ -114,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     rows = per_query(client, clock, mix, args.rounds)
     web = [r["web_ms"] for r in rows]
     log(f"web layer per request: median {statistics.median(web):.2f} ms, mean {statistics.mean(web):.2f} ms")
+    log(f"web layer CPU per request, Elasticsearch's answers replayed: {replayed_cpu(client, clock, mix, 20):.0f} µs")
     if not args.no_profile:
         print(profile(client, mix, max(1, args.rounds // 3), args.top))
     app.extensions["recorder"].writer and app.extensions["recorder"].writer.close()
