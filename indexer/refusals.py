@@ -11,6 +11,8 @@ import fnmatch
 
 from elasticsearch import ApiError, Elasticsearch
 
+from papersearch import querylog
+from papersearch.security import wildcard_of
 from papersearch.settings import Settings
 
 _WRITE = {"all", "write", "index", "create", "create_doc", "create_index", "manage"}
@@ -52,7 +54,9 @@ def explain_refusal(exc: ApiError, settings: Settings, client: Elasticsearch) ->
         return f"Elasticsearch refused the request ({exc.meta.status}): {reason_of(exc)}"
     alias = settings.alias
     held = index_privileges(client)
-    writable = sorted({n for names, privs in held if _WRITE & set(privs) for n in names})
+    # The query log's pattern is where the webapp appends its log, never where papers go.
+    writable = sorted({wildcard_of(n) for names, privs in held if _WRITE & set(privs) for n in names}
+                      - {querylog.INDEX_PATTERN})
     needs = f"alias {alias!r} needs {alias}, {alias}-<timestamp> and {alias}_locks"
     if writable and not any(fnmatch.fnmatchcase(alias, pattern) for pattern in writable):
         why = (f"the indexer's role may write only indices matching {', '.join(writable)}, but {needs}. "

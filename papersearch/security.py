@@ -6,6 +6,8 @@ roles.yml (papersearch/localnode), a real cluster gets it through the security A
 
 from __future__ import annotations
 
+import re
+
 from elasticsearch import Elasticsearch
 
 from papersearch import credentials, querylog
@@ -29,6 +31,18 @@ def without_query_log(pattern: str) -> str:
     query log's narrower privileges mean something only if the papers entry excludes it.
     """
     return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog.INDEX_PATTERN)})/"
+
+
+def wildcard_of(name: str) -> str:
+    """The wildcard pattern a role's index name stands for: `without_query_log`'s output read back; any
+    other name as it is. For messages and matching an alias against what a role may write."""
+    match = _WITHOUT_LOG.fullmatch(name)
+    if not match:
+        return name
+    return re.sub(r"\\(.)|\.\*|\.", lambda m: m.group(1) or ("*" if m.group(0) == ".*" else "?"), match.group(1))
+
+
+_WITHOUT_LOG = re.compile(r"/(.*)&~\(" + re.escape(_wildcard_regex(querylog.INDEX_PATTERN)) + r"\)/")
 
 
 def role_bodies(index_patterns: list[str]) -> dict[str, dict]:

@@ -21,7 +21,7 @@ from papersearch.taxonomy import Taxonomy
 
 # (min MRR@10, max zero-result rate) for the profile an index was actually built with.
 THRESHOLDS = {
-    "plugin": (0.90, 0.0),  # the targets of the "Search relevance" issue
+    "plugin": (0.98, 0.0),  # issue 13: the sample set stays >= 0.98 (measured 0.996)
     "core": (0.93, 0.03),  # measured 0.965 / 0.018; no stemming, so a few inflections find nothing
 }
 KINDS = {"paraphrase", "stem", "word", "typo", "author", "topic_zh", "mixed", "short"}
@@ -93,3 +93,11 @@ def test_better_than_the_plain_baseline(evaluation):
     # typos and author names are where the fuzzy fallback and author handling earn their keep
     for kind in ("typo", "author"):
         assert ours.by_kind[kind]["mrr"] >= base.by_kind[kind]["mrr"], (profile, kind)
+
+
+def test_a_typo_does_not_push_the_paper_down(evaluation):
+    # Papers with every word once a typo is forgiven rank above those with only some of the words
+    # (the relaxed request's second tier); measured 1.00 on both profiles.
+    profile, systems = evaluation
+    typos = [r for r in systems["ours"] if r.kind == "typo"]
+    assert all(r.rr == 1 for r in typos), f"{profile}: {_misses(typos)}"

@@ -2,8 +2,8 @@
 started in the background when the session began; see tests/conftest.py).
 
 The tests run in order on one cluster, each leaving it as the next one needs it:
-1. kill -9 the elected master, let it rejoin, then kill -9 a node holding a copy of the live index, all while a
-   search loop runs through gunicorn: no failed search, the same result set for each query throughout;
+1. kill -9 the elected master, which also holds a copy of the live index (moved there if needed), while a search
+   loop runs through gunicorn: no failed search, the same result set for each query throughout;
 2. a full reindex while that node is down, then it restarts: green again, every copy holds the same count;
 3. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex`: the build
    completes with every paper or fails cleanly, the alias never points at an incomplete index, and the build
@@ -210,7 +210,7 @@ def result_set(data: dict) -> tuple[int, frozenset[str]]:
     return data["total"], frozenset(h["id"] for h in data["hits"])
 
 
-def test_searches_survive_killing_the_master_and_a_data_node(failover: Failover) -> None:
+def test_searches_survive_killing_the_master_that_holds_a_copy(failover: Failover) -> None:
     assert len(cluster_pids(failover.node)) == 3
     built = admin_cli(failover.env(), "reindex", "--no-progress", str(SAMPLE))
     assert built.returncode == 0, built.stdout + built.stderr
@@ -223,35 +223,34 @@ def test_searches_survive_killing_the_master_and_a_data_node(failover: Failover)
     env = failover.env(PAPERSEARCH_RATE_LIMIT="off")
     log = ROOT / "test-artifacts" / "failover-gunicorn.log"  # kept for a look after a failure
     log.parent.mkdir(exist_ok=True)
+    master = failover.master()
+    holder_to_move = next((n for n in failover.copies(live) if n != master), None)
+    if master not in failover.copies(live):
+        # One kill for two failures: the elected master also holds a copy of the live index.
+        failover.admin.cluster.reroute(commands=[{"move": {"index": live, "shard": 0, "from_node": holder_to_move,
+                                                           "to_node": master}}])
+        failover.wait_health("green", 3)
+    assert master in failover.copies(live)
     with gunicorn_server(env, log, workers=2) as (_, base):
         baseline = warm_baseline(base)
         assert all(total > 0 for total, _ in baseline.values()), baseline
         with SearchLoop(base, baseline) as loop:
             loop.run_for(100)
-            master = failover.master()
-            killed = failover.kill(master)
+            failover.kill(master)
             loop.run_for(100)
             deadline = time.monotonic() + 60
             while failover.master() == master:  # a new master is elected while searches go on
                 assert time.monotonic() < deadline, "no new master elected"
                 time.sleep(0.5)
             new_master = failover.master()
-
-            failover.node.start(only=killed.number)  # rejoins while searches go on
-            failover.down.remove(killed.number)
-            failover.wait_health("green", 3)
-            assert cluster_pids(failover.node) == {p.pid() for p in failover.node.processes()}, "stray processes"
-            loop.run_for(100)
-
-            holders = [name for name in failover.copies(live) if name != failover.master()]
-            failover.kill(holders[0])
-            loop.run_for(300)
+            failover.wait_health("yellow", 2)  # the surviving copy is the primary now
+            loop.run_for(200)
         final = {q: result_set(requests.get(f"{base}/api/search?{q}", timeout=10).json()) for q in QUERIES}
-    print(f"\nfailover: {loop.searches()} searches, {len(loop.failures)} failed; killed master {master} "
-          f"(new master {new_master}), then copy holder {holders[0]}")
+    print(f"\nfailover: {loop.searches()} searches, {len(loop.failures)} failed; killed master {master}, "
+          f"a holder of the live index (new master {new_master})")
     problems = [line for line in log.read_text().splitlines() if "ERROR" in line or " 503 " in line]
     assert loop.failures == [], (loop.failures[:5], problems[:30])
-    assert loop.searches() >= 500
+    assert loop.searches() >= 400
     assert final == baseline
 
 

@@ -12,7 +12,7 @@ import pytest
 from indexer.querylog_admin import render
 from indexer.querylog_report import DayRow, QueryCount, Report, Retyped, parse_duration
 from papersearch import logs, querylog
-from papersearch.security import READER_ROLE, WRITER_ROLE, role_bodies, without_query_log
+from papersearch.security import READER_ROLE, WRITER_ROLE, role_bodies, wildcard_of, without_query_log
 
 
 def lucene_regex_matches(role_name: str, index: str) -> bool:
@@ -123,3 +123,9 @@ def test_openapi_declares_the_beacons_and_metrics():
     assert click["additionalProperties"] is False and click["properties"]["query_id"]["pattern"] == (
         querylog.QUERY_ID_PATTERN)
     assert "/metrics" in doc["paths"]
+
+
+def test_a_role_name_without_the_query_log_reads_back_as_its_wildcard() -> None:
+    for pattern in ("papers*", "pa?ers-x.y*", "lab_papers"):
+        assert wildcard_of(without_query_log(pattern)) == pattern
+    assert wildcard_of("other-*") == "other-*"

@@ -42,9 +42,14 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
     params = SearchParams(q=parsed.to_string(), filters={"year": ["2020"]})
     body = qb.search_body(parsed, params, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
     relaxed, = body["query"]["bool"]["must"]
-    tier, = body["query"]["bool"]["should"]
+    tier, typo_tier = body["query"]["bool"]["should"]
     as_typed = wq.text_clause(parsed.terms, CONFIG, fuzzy=False)
     assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
+    # then every word once the unknown one is forgiven its typo, above the papers with some of the words
+    forgiven = wq.text_clause(parsed.terms, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}))
+    assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG["relaxation"]["all_words_typos_boost"],
+                                            "_name": rx.ALL_WORDS_TYPOS_QUERY}}
+    assert 0 < typo_tier["constant_score"]["boost"] < BOOST
     assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
     assert body["post_filter"] == {"bool": {"filter": [{"terms": {"year": ["2020"]}}]}}
     # highlighting marks any of the words (a partial match has only some), and the phrase; never the typo
@@ -84,3 +89,13 @@ def test_score_without_the_tier_bonus():
     assert rx.relevance_score(BOOST + 12.5, [rx.ALL_WORDS_QUERY], CONFIG) == 12.5
     assert rx.relevance_score(7.0, ["word:0"], CONFIG) == 7.0
     assert rx.relevance_score(None, [], CONFIG) is None
+
+
+def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus():
+    parsed = parse_query("graph neural network")
+    body = qb.search_body(parsed, SearchParams(q=parsed.to_string()), CONFIG, fuzzy=False, relaxed=True)
+    assert [t["constant_score"]["_name"] for t in body["query"]["bool"]["should"]] == [rx.ALL_WORDS_QUERY]
+    typo_boost = CONFIG["relaxation"]["all_words_typos_boost"]
+    assert rx.relevance_score(BOOST + typo_boost + 2.5, [rx.ALL_WORDS_QUERY, rx.ALL_WORDS_TYPOS_QUERY], CONFIG) == 2.5
+    assert rx.relevance_score(typo_boost + 2.5, [rx.ALL_WORDS_TYPOS_QUERY, rx.word_name(0)], CONFIG) == 2.5
+    assert rx.missing_words([rx.ALL_WORDS_TYPOS_QUERY], ["a", "b"]) == []

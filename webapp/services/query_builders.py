@@ -75,15 +75,18 @@ def form_fields(config: dict, language: str) -> dict[str, float]:
             if name not in skipped and is_chinese_field(name) == (language == "zh")}
 
 
+def form_phrases(expansion: Expansion, config: dict) -> list[Query]:
+    """Each form of the concept, in both languages, as a phrase on its language's fields."""
+    return [phrase_clause(form, form_fields(config, language))
+            for language, forms in (("en", expansion.en), ("zh", expansion.zh)) for form in forms]
+
+
 def concept_clause(expansion: Expansion, typed: Query, config: dict, share: float = 1.0) -> Query:
     """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
     alternative scores (dis_max), so a concept with many forms does not add up. `share`: the part of
     the concept's weight this clause carries when the concept's words are several clauses."""
     settings = config["cross_lingual"]
-    others: list[Query] = []
-    for language, forms in (("en", expansion.en), ("zh", expansion.zh)):
-        fields = form_fields(config, language)
-        others += [phrase_clause(form, fields) for form in forms]
+    others = form_phrases(expansion, config)
     others.append({"terms": {concepts_config()["field"]: list(expansion.ids), "boost": settings["concept_boost"]}})
     concept: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
     if share != 1:
@@ -174,7 +177,9 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
     # request when concepts also let papers in the other language in (the ladder relaxes on this count).
     as_typed = expanded_text_clause(parsed.terms, list(expansions), config, as_typed_fuzzy, other_language=False)
     if relaxed and as_typed:
-        query = rx.ranked_all_words_first(query, as_typed, config)
+        with_typos = (expanded_text_clause(parsed.terms, list(expansions), config, fuzzy, other_language=False)
+                      if fuzzy and not as_typed_fuzzy else None)
+        query = rx.ranked_all_words_first(query, as_typed, config, with_typos)
     body: Query = {
         "query": query,
         "aggs": fq.aggregations(config, filters),
@@ -186,6 +191,7 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
     if body["size"] and relaxed:
         others = phrase_clauses(parsed.phrases, config)
         others += [field_clause(c, config) for c in parsed.field_clauses if not c.excluded]
+        others += [p for e in expansions for p in form_phrases(e, config)]  # the concepts' other forms too
         body["highlight"] = rp.highlight(rx.highlight_words(parsed.terms, others, config), config)
     elif body["size"]:
         body["highlight"] = rp.highlight(build_query(parsed, config, False, False, expansions), config)

@@ -17,6 +17,7 @@ Query = dict[str, Any]
 
 ALL_WORDS = "100%"
 ALL_WORDS_QUERY = "all_words"  # the name of the tier clause
+ALL_WORDS_TYPOS_QUERY = "all_words_typos"  # the second tier: every word, typo-tolerant where unknown
 AS_TYPED_AGG = "as_typed"  # papers the words as typed find in their own language (when concepts add others)
 WORD_QUERY = "word:"
 _TOKEN = re.compile(r"\w+")
@@ -58,12 +59,16 @@ def word_name(index: int) -> str:
     return f"{WORD_QUERY}{index}"
 
 
-def ranked_all_words_first(query: Query, all_words: Query, config: dict) -> Query:
+def ranked_all_words_first(query: Query, all_words: Query, config: dict, with_typos: Query | None = None) -> Query:
     """The relaxed query with a constant bonus for papers that have every word: they come first, in
-    their own order, and the partial matches follow in theirs."""
-    tier = {"constant_score": {"filter": all_words, "boost": settings(config)["all_words_boost"],
-                               "_name": ALL_WORDS_QUERY}}
-    return {"bool": {"must": [query], "should": [tier]}}
+    their own order, then (`with_typos`) the papers with every word once typos are forgiven, and the
+    partial matches follow in theirs."""
+    tiers = [{"constant_score": {"filter": all_words, "boost": settings(config)["all_words_boost"],
+                                 "_name": ALL_WORDS_QUERY}}]
+    if with_typos is not None:
+        tiers.append({"constant_score": {"filter": with_typos, "boost": settings(config)["all_words_typos_boost"],
+                                         "_name": ALL_WORDS_TYPOS_QUERY}})
+    return {"bool": {"must": [query], "should": tiers}}
 
 
 def as_typed_count(as_typed: Query, filters: list[Query]) -> Query:
@@ -88,14 +93,15 @@ def highlight_words(terms: list[str], others: list[Query], config: dict) -> Quer
 
 def missing_words(matched: list[str], terms: list[str]) -> list[str]:
     """The words a relaxed hit lacks, from its matched_queries (empty when it has them all)."""
-    if ALL_WORDS_QUERY in matched:
+    if ALL_WORDS_QUERY in matched or ALL_WORDS_TYPOS_QUERY in matched:
         return []
     found = set(matched)
     return [t for i, t in enumerate(terms) if word_name(i) not in found]
 
 
 def relevance_score(score: float | None, matched: list[str], config: dict) -> float | None:
-    """The hit's score without the every-word tier bonus (the bonus only orders the tiers)."""
-    if score is None or ALL_WORDS_QUERY not in matched:
+    """The hit's score without the tier bonuses (they only order the tiers)."""
+    if score is None:
         return score
-    return score - settings(config)["all_words_boost"]
+    bonus = {ALL_WORDS_QUERY: "all_words_boost", ALL_WORDS_TYPOS_QUERY: "all_words_typos_boost"}
+    return score - sum(settings(config)[key] for name, key in bonus.items() if name in matched)
