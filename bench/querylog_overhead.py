@@ -21,7 +21,9 @@ import time
 from typing import Any
 
 from bench.common import BENCH_QUERY_LOG, WEB_USER, delete_bench_query_log, es_url, identity, log, percentile
-from bench.search import QUERY_MIX, Api, Gunicorn, Phase, run_phase, server_arguments
+from bench.search import server_arguments
+from bench.search_load import Api, Gunicorn, Phase, run_phase
+from bench.search_mix import QUERY_MIX
 
 TARGET_P50_MS = 1.0
 

@@ -32,13 +32,13 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.routes import api, errors, health, ui
+    from webapp.serializers import json as to_json
 
     app = Flask(__name__)
     config = search_config()
     app.config["SEARCH_CONFIG"] = config
     app.extensions["request_args"] = RequestArgs(config)
-    app.json.sort_keys = False  # type: ignore[attr-defined]
-    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    to_json.init_app(app)
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 3600
 
     settings = settings or get_settings()

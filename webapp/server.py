@@ -8,8 +8,6 @@ DECISIONS.md "Over-long URLs". Named by config/gunicorn.conf.py (`worker_class`)
 
 from __future__ import annotations
 
-import json
-
 from gunicorn import util
 from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import ThreadWorker
@@ -25,7 +23,7 @@ STATUS = 414
 def uri_too_long_response() -> bytes:
     """The whole HTTP response (the connection is closed after it)."""
     message = i18n.translate("en", "error.http.414")
-    body = json.dumps(to_json.error(STATUS, CODES[STATUS], message)).encode()
+    body = to_json.encode(to_json.error(STATUS, CODES[STATUS], message))
     head = [f"HTTP/1.1 {STATUS} URI Too Long", "Connection: close", "Content-Type: application/json",
             f"Content-Length: {len(body)}", *(f"{name}: {value}" for name, value in HEADERS.items())]
     return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body

@@ -59,7 +59,7 @@ def served(alias: str, url: str | None) -> Iterator[str]:
     if url:
         yield url.rstrip("/")
         return
-    from bench.search import Gunicorn
+    from bench.search_load import Gunicorn
 
     # evaluation queries are not users' queries: no query log
     with Gunicorn(alias, workers=2, env={"PAPERSEARCH_QUERY_LOG": "false"}, name="gunicorn-relevance") as server:

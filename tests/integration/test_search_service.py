@@ -350,6 +350,28 @@ def test_did_you_mean_keeps_the_rest_of_the_query(service):
     assert result.did_you_mean == 'deraining "image" -zebra'
 
 
+def test_the_did_you_mean_check_goes_with_the_relaxed_request(service):
+    """One round trip for both: the relaxed search and the check that the correction finds something."""
+    sent: list[str] = []
+    forward = service.client.perform_request
+
+    def record(method: str, path: str, **kwargs):  # passes every request on to the node
+        sent.append(path.rsplit("/", 1)[-1])
+        return forward(method, path, **kwargs)
+
+    service.client.perform_request = record
+    try:
+        result = search(service, q="diffsuion")
+    finally:
+        del service.client.perform_request
+    assert result.did_you_mean == "diffusion"
+    requests = [p for p in sent if p != "_mapping"]  # the analysis profile look-up, once a minute
+    if service._profile_of_live_index() == "core":  # typo-tolerant from the first request: nothing to relax
+        assert "relaxed" not in result.fallbacks and requests == ["_search", "_search"]
+    else:
+        assert "relaxed" in result.fallbacks and requests == ["_search", "_msearch"]
+
+
 def test_suggest(service):
     titles = service.suggest("zeb")
     assert [(s.text, s.kind, s.id) for s in titles] == [("Zebra graphs as sparse models of molecules", "title",

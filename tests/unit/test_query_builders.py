@@ -267,12 +267,16 @@ def test_spelling_check_only_for_latin_words():
     known = body["aggs"][rp.KNOWN_WORDS_AGG]
     assert "global" in known and "fuzziness" not in json.dumps(known)
     assert "suggest" not in qb.search_body(parse_query("模型"), SearchParams(), CONFIG)
+    # The relaxed request reuses the first one's check: the suggestions and word counts do not depend on the query.
+    relaxed = qb.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, relaxed=True)
+    assert "suggest" not in relaxed and rp.KNOWN_WORDS_AGG not in relaxed["aggs"]
 
 
-def test_count_body_includes_filters():
+def test_exists_body_includes_filters_and_counts_one_paper():
     params = SearchParams(filters={"year": ["2020"]})
-    body = qb.count_body(parse_query("graph"), params, CONFIG)
+    body = qb.exists_body(parse_query("graph"), params, CONFIG)
     assert body["query"]["bool"]["filter"] == [{"terms": {"year": ["2020"]}}]
+    assert (body["size"], body["track_total_hits"]) == (0, 1)
 
 
 def test_completion_and_more_like_this():

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from papersearch.taxonomy import PATH_SEPARATOR, Taxonomy
+from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Facet, FacetRange, FacetValue, SearchParams
+from webapp.services.labels import Labels
 
 
-def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: Taxonomy) -> list[Facet]:
+def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: Labels) -> list[Facet]:
     out = []
     for facet in config["facets"]:
         agg = aggs.get(facet["name"], {})
@@ -33,7 +34,7 @@ def facet_range(facet: dict, span: dict[str, Any], params: SearchParams) -> Face
                       high=params.ranges.get(spec["to"]), min=whole(span.get("min")), max=whole(span.get("max")))
 
 
-def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Taxonomy) -> Facet:
+def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Labels) -> Facet:
     def area_value(area: str, count: int, children: list[FacetValue]) -> FacetValue:
         return FacetValue(value=area, label=area, label_zh=taxonomy.label_zh(area) or area, count=count,
                           selected=area in params.areas, children=children)
@@ -41,7 +42,7 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
     def subarea_value(path: str, count: int) -> FacetValue:
         area, _, subarea = path.partition(PATH_SEPARATOR)
         return FacetValue(value=path, label=subarea, label_zh=taxonomy.label_zh(area, subarea) or subarea,
-                          count=count, selected=path in params.subareas)
+                          count=count, selected=path in params.subareas, children=[])
 
     values: list[FacetValue] = []
     for bucket in buckets:
@@ -69,9 +70,10 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
 
 
 def terms_facet(facet: dict, buckets: list[dict], selected: list[str], span: FacetRange | None = None) -> Facet:
+    # children given, though empty: pydantic deep-copies a mutable default for every instance.
     values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
-                         count=b["doc_count"], selected=str(b["key"]) in selected) for b in buckets]
-    values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True)
+                         count=b["doc_count"], selected=str(b["key"]) in selected, children=[]) for b in buckets]
+    values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True, children=[])
                for v in selected if v not in {x.value for x in values}]
     # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
     if "integer" in facet:

@@ -13,8 +13,8 @@ from typing import Any
 
 from markupsafe import escape
 
-from papersearch.taxonomy import Taxonomy
 from webapp.domain import Hit
+from webapp.services.labels import Labels
 
 FRAGMENT_JOINER = " … "
 SNIPPET_FALLBACK = 300  # characters of the abstract when Elasticsearch returned no fragment
@@ -57,12 +57,12 @@ def snippet_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> st
     return str(escape(_shorten(text, SNIPPET_FALLBACK)))
 
 
-def topic_labels(source: dict[str, Any], taxonomy: Taxonomy) -> tuple[str | None, str | None]:
+def topic_labels(source: dict[str, Any], taxonomy: Labels) -> tuple[str | None, str | None]:
     area, subarea = source.get("topic_area"), source.get("topic_subarea")
     return taxonomy.label_zh(area), taxonomy.label_zh(area, subarea) if subarea else None
 
 
-def to_hit(raw: dict[str, Any], taxonomy: Taxonomy, *, full_abstract: bool = False) -> Hit:
+def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False) -> Hit:
     source = raw.get("_source", {})
     highlights = {} if full_abstract else raw.get("highlight", {})
     title, title_zh = source.get("title") or "", source.get("title_zh") or ""

@@ -202,17 +202,19 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
             parsed.terms, list(expansions), config, fuzzy):
         body["aggs"][rx.AS_TYPED_AGG] = rx.as_typed_count(as_typed, list(filters.values()))
     words = rp.spelling_words(parsed.terms)
-    if words:
-        # Cheap, and saves a round trip when a correction is needed.
+    if words and not relaxed:
+        # Cheap, and saves a round trip when a correction is needed. Only on the first request: neither the
+        # suggestions nor the whole-index word counts depend on the query, so the relaxed one needs none.
         body["suggest"] = rp.spelling_suggest(words, list(rp.SPELL_FIELDS))
         body["aggs"][rp.KNOWN_WORDS_AGG] = rp.known_words_aggregation(words, config)
     return body
 
 
-def count_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
-    """A count of what a search would find, filters included (for checking a "did you mean")."""
+def exists_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
+    """Whether a search finds anything, filters included (for checking a "did you mean"): a search that
+    counts up to one paper, so it can go into one _msearch with the relaxed request."""
     query = build_query(parsed, config)
     post = fq.post_filter(fq.facet_filters(params, config))
     if post:
         query = {"bool": {"must": [query], "filter": post["bool"]["filter"]}}
-    return {"query": query}
+    return {"query": query, "size": 0, "track_total_hits": 1}

@@ -10,6 +10,7 @@ import logging
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http import HTTPStatus
 
 from elasticsearch import (
     ApiError,
@@ -42,6 +43,7 @@ from webapp.services import word_queries as wq
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
+from webapp.services.labels import TopicLabels
 from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
@@ -87,6 +89,7 @@ class SearchService:
         completion = index_definition.load()["mappings"]["properties"][self.config["suggest_field"]]
         self.prefix_limit: int = completion.get("max_input_length", 50)
         self.taxonomy = taxonomy or Taxonomy.load()
+        self.labels = TopicLabels(self.taxonomy)
         self.matcher = matcher or concepts.matcher()  # config/concepts.tsv, read once per process
         self.concept_suggester = ConceptSuggester(self.matcher.glossary)
         self._profile: tuple[float, str | None] = (0.0, None)
@@ -106,18 +109,25 @@ class SearchService:
         fallbacks: list[str] = []
         partial: PartialMatch | None = None
         # Typo tolerance where it can help: on words no paper contains (all words on a core index).
-        unknown = rp.unknown_words(rp.spelling_words(parsed.terms), response)
+        words = rp.spelling_words(parsed.terms)
+        unknown = rp.unknown_words(words, response)
         typos = True if always else wq.typo_words(parsed.terms, unknown, self.config)
+        # A "did you mean" from the first request's spelling check, confirmed by a search that must find
+        # something: sent with the relaxed request when there is one (DECISIONS.md "Web layer: …").
+        corrected = _corrected(parsed, words, response)
+        check = qb.exists_body(corrected, params, self.config) if corrected else None
         if rx.should_relax(as_typed, parsed.terms, bool(typos), self.config):
-            relaxed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=typos, relaxed=True,
-                                                   expansions=found, as_typed_fuzzy=always))
+            relaxed, confirmed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=typos, relaxed=True,
+                                                              expansions=found, as_typed_fuzzy=always), check)
             if relaxed and relaxed["hits"]["total"]["value"] > total:
                 partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
                 response, total = relaxed, relaxed["hits"]["total"]["value"]
                 fallbacks.append(RELAXED)
+        else:
+            confirmed = self._finds_any(check) if check else False
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
-        did_you_mean = self._did_you_mean(parsed, params, response)
+        did_you_mean = corrected.to_string() if corrected and confirmed else None
         if did_you_mean:
             fallbacks.append(DID_YOU_MEAN)
         return SearchResult(
@@ -125,7 +135,7 @@ class SearchService:
             total=total,
             took_ms=response.get("took", 0),
             hits=[] if too_deep else [self._hit(h, parsed, partial) for h in response["hits"]["hits"]],
-            facets=facets(response.get("aggregations", {}), params, self.config, self.taxonomy),
+            facets=facets(response.get("aggregations", {}), params, self.config, self.labels),
             did_you_mean=did_you_mean,
             partial_match=partial,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
@@ -135,20 +145,32 @@ class SearchService:
             fallbacks=fallbacks,
         )
 
-    def _relaxed(self, body: dict) -> dict | None:
+    def _relaxed(self, body: dict, check: dict | None) -> tuple[dict | None, bool]:
         """The relaxed search, or None when Elasticsearch refuses it (a pasted page of Chinese can exceed
-        the clause limit twice over): the words as typed already have their results."""
+        the clause limit twice over): the words as typed already have their results. With a did-you-mean
+        check, both in one _msearch, and whether the check found anything."""
         try:
-            return self._search(body)
+            if check is None:
+                return self._search(body), False
+            with es_errors(self.alias, "msearch"):
+                answer = self.client.msearch(index=self.alias, searches=[{}, body, {}, check]).body
+            relaxed, checked = answer["responses"]
         except BadQuery:
-            return None
+            return None, False
+        if "error" in relaxed and relaxed.get("status") != HTTPStatus.BAD_REQUEST:
+            log.error("relaxed search failed: %s", relaxed["error"])
+            raise SearchUnavailable("search failed")
+        if "error" in relaxed:
+            log.warning("relaxed query rejected by Elasticsearch: %s", relaxed["error"])
+        return (None if "error" in relaxed else relaxed), _found(checked)
 
     def _hit(self, raw: dict, parsed: ParsedQuery, partial: PartialMatch | None) -> Hit:
-        hit = to_hit(raw, self.taxonomy)
+        hit = to_hit(raw, self.labels)
         matched = raw.get("matched_queries", [])
-        score = rx.relevance_score(hit.score, matched, self.config)
-        missing = rx.missing_words(matched, parsed.terms) if partial else []
-        return hit.model_copy(update={"score": score, "missing": missing})
+        # In place: the hit is ours alone, so no model_copy (a second model per hit).
+        hit.score = rx.relevance_score(hit.score, matched, self.config)
+        hit.missing = rx.missing_words(matched, parsed.terms) if partial else []
+        return hit
 
     def _profile_of_live_index(self) -> str | None:
         checked, profile = self._profile
@@ -166,18 +188,13 @@ class SearchService:
         with es_errors(self.alias, "search"):
             return self.client.search(index=self.alias, body=body).body
 
-    def _did_you_mean(self, parsed: ParsedQuery, params: SearchParams, response: dict) -> str | None:
-        """The query with unknown words corrected, only if that query finds something."""
-        corrections = _corrections(rp.spelling_words(parsed.terms), response)
-        if not corrections:
-            return None
-        corrected = parsed.replace_terms(corrections)
+    def _finds_any(self, check: dict) -> bool:
+        """Whether a did-you-mean check finds a paper; False when it fails (a suggestion is optional)."""
         try:
             with es_errors(self.alias, "count"):
-                count = self.client.count(index=self.alias, body=qb.count_body(corrected, params, self.config))
+                return _found(self.client.search(index=self.alias, body=check).body)
         except (SearchUnavailable, BadQuery):
-            return None  # a suggestion is optional; the results page must not fail because of it
-        return corrected.to_string() if count["count"] else None
+            return False
 
     # --- single papers -----------------------------------------------------------------------------
 
@@ -189,7 +206,7 @@ class SearchService:
                 source_excludes=[self.config["suggest_field"]],
             ).body
         hits = response["hits"]["hits"]
-        return to_hit(hits[0], self.taxonomy, full_abstract=True) if hits else None
+        return to_hit(hits[0], self.labels, full_abstract=True) if hits else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
@@ -201,7 +218,7 @@ class SearchService:
                 index=self.alias, query=rp.more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config["suggest_field"]],
             ).body
-        return [to_hit(h, self.taxonomy) for h in response["hits"]["hits"]]
+        return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
 
     def _index_of(self, paper_id: str) -> str | None:
         # more_like_this needs the concrete index of the liked document (the alias may span versions).
@@ -246,6 +263,17 @@ class SearchService:
         except (ApiError, TransportError) as exc:
             log.warning("readiness check failed: %s", exc)
             return False
+
+
+def _corrected(parsed: ParsedQuery, words: list[str], response: dict) -> ParsedQuery | None:
+    """The query with its unknown words corrected, when the spelling check has a correction for any."""
+    corrections = _corrections(words, response)
+    return parsed.replace_terms(corrections) if corrections else None
+
+
+def _found(response: dict) -> bool:
+    """Whether a search (or an _msearch item) found a paper; False for a failed item."""
+    return "error" not in response and response["hits"]["total"]["value"] > 0
 
 
 def _corrections(words: list[str], response: dict) -> dict[str, str]:
