@@ -74,7 +74,7 @@ def service_requests(alias: str, params: dict[str, Any]) -> list[Request]:
     from papersearch.index_definition import search_config
     from webapp.controllers.params import RequestArgs
 
-    service, sent = _recording_service(alias)
+    service, sent = _recording_service(alias, es_url())
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
     sent.clear()
     service.search(RequestArgs(search_config()).search(args, api=True))
@@ -96,13 +96,14 @@ class Request:
 
 
 @functools.cache
-def _recording_service(alias: str) -> tuple[Any, list[Request]]:
+def _recording_service(alias: str, url: str) -> tuple[Any, list[Request]]:
+    """Per alias and cluster: bench.cluster runs the mix on one cluster after another in one process."""
     from papersearch.es import make_client
     from papersearch.settings import Settings
     from webapp.services.search import SearchService
 
     user, password = identity(WEB_USER)
-    settings = Settings(ES_URL=es_url(), ES_WEB_USERNAME=user, ES_WEB_PASSWORD=password, PAPERSEARCH_ALIAS=alias)
+    settings = Settings(ES_URL=url, ES_WEB_USERNAME=user, ES_WEB_PASSWORD=password, PAPERSEARCH_ALIAS=alias)
     client = make_client("web", settings)
     sent: list[Request] = []
     forward = client.perform_request
