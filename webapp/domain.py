@@ -148,9 +148,9 @@ class SearchResult(BaseModel):
     expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
-    # What ran besides the query as typed and changed what is shown, e.g. "typo" (typo-tolerant results),
-    # "did_you_mean" (a correction offered); a feature that relaxes or expands a search appends its own
-    # name ("relaxed", "cross_lingual", ...). Counted in /metrics and written to the query log.
+    # What ran besides the query as typed and changed what is shown: "relaxed" (the relaxation ladder's
+    # request, typo-tolerant on unknown words), "did_you_mean" (a correction offered); the concept
+    # expansions are in `expansions`. Counted in /metrics and written to the query log.
     fallbacks: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
 
