@@ -19,6 +19,7 @@ import requests
 
 from bench import common
 from bench.common import DATA_DIR, ROOT, VENV_BIN, WEB_USER, es_url, identity, percentile, session
+from bench.processes import cpu_seconds, es_process
 from bench.search_mix import QUERY_MIX, service_requests
 
 # --- gunicorn ---------------------------------------------------------------------------------------
@@ -120,8 +121,6 @@ class CpuMeter:
     local node's JVM (absent when ES_URL names another cluster)."""
 
     def __init__(self, server: Gunicorn) -> None:
-        from bench.indexing import es_process
-
         self.gunicorn = psutil.Process(server.proc.pid) if server.proc else None
         self.es = es_process()
 
@@ -136,9 +135,9 @@ class CpuMeter:
                         c = child.cpu_times()
                         total += c.user + c.system
                 out["gunicorn"] = total
-            if self.es is not None:
-                t = self.es.cpu_times()
-                out["es"] = t.user + t.system
+            es = cpu_seconds(self.es)
+            if es is not None:
+                out["es"] = es
         except psutil.Error:
             pass
         return out
