@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Debian packages the project needs beyond a fresh machine: Maven (fetches Elasticsearch and builds the
-# analysis plugin); with --test also chromium (browser tests) and a compose tool (the compose files are
-# validated with `docker compose config`, which needs no engine). Installs only what is missing.
+# analysis plugin; on Debian 12 it brings OpenJDK 17, too old for Elasticsearch: `papersearch-node java`
+# finds or installs a Java 21+, see papersearch/localnode/java.py); with --test also chromium (browser
+# tests) and a compose tool (the compose files are validated with `docker compose config`, which needs
+# no engine). Installs only what is missing.
 set -euo pipefail
 
 want=()
