@@ -41,16 +41,19 @@ def _pristine_descriptor(jar: Path) -> bytes:
         return zf.read("module-info.class")
 
 
-def _write_jar(jar: Path, descriptor: bytes) -> None:
-    """Keep the shipped jar once, then write a copy of it with this module-info.class."""
+def _write_jar(jar: Path, descriptor: bytes | None) -> None:
+    """Keep the shipped jar once, then write a copy of it with this module-info.class (None: as shipped)."""
     keep = jar.parent.parent / PRISTINE / jar.name
     if not keep.exists():
         keep.parent.mkdir(exist_ok=True)
         shutil.copy2(jar, keep)
     tmp = jar.with_name(f"{jar.name}.{os.getpid()}.tmp")  # a second `start` may fit it at the same time
-    with zipfile.ZipFile(keep) as src, zipfile.ZipFile(tmp, "w") as dst:
-        for info in src.infolist():
-            dst.writestr(info, descriptor if info.filename == "module-info.class" else src.read(info))
+    if descriptor is None:
+        shutil.copy2(keep, tmp)
+    else:
+        with zipfile.ZipFile(keep) as src, zipfile.ZipFile(tmp, "w") as dst:
+            for info in src.infolist():
+                dst.writestr(info, descriptor if info.filename == "module-info.class" else src.read(info))
     tmp.replace(jar)
 
 
@@ -67,7 +70,7 @@ def _fit_descriptor(es_home: Path, java: Java) -> set[str]:
         current = zf.read("module-info.class")
     wanted = moduleinfo.without_requires(shipped, missing) if missing else shipped
     if current != wanted:
-        _write_jar(jar, wanted)
+        _write_jar(jar, wanted if missing else None)
     return missing
 
 
