@@ -11,6 +11,8 @@ command -v mvn >/dev/null 2>&1 || want+=(maven)
 command -v runuser >/dev/null 2>&1 || want+=(util-linux)
 if [ "${1:-}" = "--test" ]; then
   [ -x /usr/bin/chromium ] || want+=(chromium fonts-noto-cjk)
+  # Playwright's own node driver links libatomic, which a minimal Debian 12 lacks.
+  ldconfig -p | grep -q 'libatomic\.so\.1 ' || want+=(libatomic1)
   docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || want+=(docker-compose)
 fi
 [ ${#want[@]} -eq 0 ] && exit 0
