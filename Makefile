@@ -1,4 +1,6 @@
 # The two entry points (see README): `make serve` and `make test`. Everything else is a step of those.
+# `setup` installs what serving needs (Maven, the project, a Java 21+ for the node); `setup-test` adds
+# the test tools (pytest, Playwright, Schemathesis, chromium, axe-core …): `make test` is a superset.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -11,12 +13,17 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 	scripts/system-packages.sh
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e .
+	$(BIN)/papersearch-node java
 	touch $@
 
-setup-test: setup
+setup-test: $(VENV)/.installed-test
 	scripts/system-packages.sh --test
 	scripts/test-assets.sh
+
+$(VENV)/.installed-test: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
 
 node: setup
 	$(BIN)/papersearch-node start
@@ -28,7 +35,7 @@ sample: node
 serve: sample
 	$(BIN)/gunicorn -c config/gunicorn.conf.py webapp.wsgi:app
 
-lint: setup
+lint: setup-test
 	$(BIN)/ruff check .
 
 test: setup-test lint node

