@@ -28,9 +28,12 @@ LABEL org.opencontainers.image.title="papersearch-elasticsearch-base" \
 RUN useradd --uid 1000 --gid 0 --home-dir /usr/share/elasticsearch --no-create-home --shell /bin/bash elasticsearch
 COPY --from=dist --chown=1000:0 /opt/elasticsearch /usr/share/elasticsearch
 COPY docker/elasticsearch-entrypoint.sh /usr/local/bin/docker-entrypoint.sh
-RUN chmod 0755 /usr/local/bin/docker-entrypoint.sh && chmod -R g=u /usr/share/elasticsearch
+# ES_JAVA_HOME: Debian's JDK under an architecture-independent name (Elasticsearch ignores JAVA_HOME).
+RUN chmod 0755 /usr/local/bin/docker-entrypoint.sh && chmod -R g=u /usr/share/elasticsearch \
+ && ln -s "$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")" /usr/lib/jvm/papersearch-java
 WORKDIR /usr/share/elasticsearch
-ENV ELASTIC_CONTAINER=true
+ENV ELASTIC_CONTAINER=true \
+    ES_JAVA_HOME=/usr/lib/jvm/papersearch-java
 USER 1000:0
 EXPOSE 9200 9300
 ENTRYPOINT ["/usr/local/bin/docker-entrypoint.sh"]

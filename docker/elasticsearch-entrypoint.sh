@@ -9,7 +9,6 @@
 # - `eswrapper` (the default command) starts Elasticsearch; any other command runs as given.
 set -euo pipefail
 cd /usr/share/elasticsearch
-export ES_JAVA_HOME=${ES_JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
 
 while IFS= read -r name; do
   target=${name%_FILE}

@@ -59,7 +59,14 @@ build() {  # build TAG DOCKERFILE [--build-arg …]
   local secret=()
   [ -n "$bundle" ] && secret=(--secret "id=ca_bundle,src=$bundle")
   step "$tag from $file"
-  DOCKER_BUILDKIT=1 "$DOCKER" build --progress=plain -q "${secret[@]}" -f "$file" -t "$tag" "$@" . >/dev/null
+  local log
+  log=$(mktemp /tmp/papersearch-build.XXXXXX.log)
+  if ! DOCKER_BUILDKIT=1 "$DOCKER" build --progress=plain "${secret[@]}" -f "$file" -t "$tag" "$@" . >"$log" 2>&1; then
+    tail -n 60 "$log" >&2
+    echo "build-images: building $tag failed (whole log: $log)" >&2
+    exit 1
+  fi
+  rm -f "$log"
 }
 build "$ELASTICSEARCH_IMAGE" docker/elasticsearch-base.Dockerfile --build-arg "ES_VERSION=$es_version" \
   --build-arg "MAVEN_IMAGE=$MAVEN_IMAGE" --build-arg "JRE_IMAGE=$JRE_IMAGE" --build-arg "MAVEN_MIRROR=$MAVEN_MIRROR"
