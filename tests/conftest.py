@@ -1,9 +1,10 @@
 """Shared fixtures: one real Elasticsearch for the whole session, never skipped.
 
 The node is chosen in this order: ES_URL (with ES_USERNAME/ES_PASSWORD of a user that may manage
-security) if set; a testcontainers node of the locally built image papersearch/elasticsearch:<version>
-(`make images`; nothing is pulled) when a Docker engine answers and has it; otherwise the project's
-own local node, started when needed (one line says why). If none can be had the run fails.
+security) if set; the project's own local node when it is running (`make test` starts it); a
+container of the locally built image papersearch/elasticsearch:<version> (`make images`; nothing is
+pulled) when a Docker engine answers and has it; otherwise the local node, started now. One line says
+why the local node was chosen. If none can be had the run fails; Docker never turns it red.
 """
 
 from __future__ import annotations
@@ -77,7 +78,12 @@ def cluster() -> Iterator[Cluster]:
             pytest.fail("ES_URL is set but ES_USERNAME/ES_PASSWORD (a user that may manage security) are not")
         yield _with_api_users(os.environ["ES_URL"], (user, password), "ES_URL")
         return
-    image, why_not = _container_image()
+    from papersearch.localnode.node import LocalNode
+
+    # `make test` has started the local node already: a container would be a second node for nothing (a
+    # minute or more of start-up; DECISIONS.md "The test session's node when Docker answers").
+    image, why_not = (None, "it is running already (make test starts it)") if LocalNode().pid() \
+        else _container_image()
     if image:
         from container_node import elasticsearch_container
 
@@ -94,7 +100,6 @@ def cluster() -> Iterator[Cluster]:
     print(f"\n[cluster] the project's own local node: {why_not}")
     from papersearch.localnode.distribution import ProvisionError
     from papersearch.localnode.java import JavaNotFound
-    from papersearch.localnode.node import LocalNode
 
     node = LocalNode()
     try:

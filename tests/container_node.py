@@ -44,7 +44,7 @@ def _realm_dir(passwords: dict[str, str], elastic: str) -> Path:
 
 
 @contextmanager
-def elasticsearch_container(image: str, timeout: float = 240) -> Iterator[Cluster]:
+def elasticsearch_container(image: str, timeout: float = 420) -> Iterator[Cluster]:
     name = f"papersearch-testnode-{uuid.uuid4().hex[:8]}"
     elastic = secrets.token_urlsafe(18)
     passwords = {credentials.WEB: secrets.token_urlsafe(18), credentials.INDEXER: secrets.token_urlsafe(18)}
