@@ -21,8 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import requests
-from support import Cluster
+from support import Cluster, poll_http
 
 from papersearch import credentials, file_realm
 
@@ -72,16 +71,7 @@ def elasticsearch_container(image: str, timeout: float = 420) -> Iterator[Cluste
 
 
 def _wait(name: str, url: str, auth: tuple[str, str], timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        try:
-            r = requests.get(f"{url}/_cluster/health?wait_for_status=yellow&timeout=5s", auth=auth, timeout=10)
-            if r.status_code == 200:
-                return
-            last = f"{r.status_code} {r.text[:200]}"
-        except requests.RequestException as exc:
-            last = str(exc)
-        time.sleep(1)
-    logs = subprocess.run(["docker", "logs", "--tail", "40", name], capture_output=True, text=True).stdout
-    raise RuntimeError(f"container {name} not healthy within {timeout:g} s ({last}):\n{logs}")
+    last = poll_http(f"{url}/_cluster/health?wait_for_status=yellow&timeout=5s", timeout, auth)
+    if last is not None:
+        logs = subprocess.run(["docker", "logs", "--tail", "40", name], capture_output=True, text=True).stdout
+        raise RuntimeError(f"container {name} not healthy within {timeout:g} s ({last}):\n{logs}")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
-from support import ROOT
+from support import ROOT, poll_http
 
 SERVICES = ("es", "setup", "indexer", "webapp")
 ONE_SHOTS = ("setup", "indexer")
@@ -72,18 +72,8 @@ class Stack:
 
     def wait_ready(self, timeout: float = 300) -> None:
         """Until the webapp answers /readyz 200 through the published port."""
-        deadline = time.monotonic() + timeout
-        last = ""
-        while time.monotonic() < deadline:
-            try:
-                r = requests.get(self.web + "/readyz", timeout=5)
-                if r.status_code == 200:
-                    return
-                last = f"{r.status_code} {r.text[:200]}"
-            except requests.RequestException as exc:
-                last = str(exc)
-            time.sleep(2)
-        raise AssertionError(f"webapp not ready after {timeout} s: {last}")
+        last = poll_http(self.web + "/readyz", timeout, interval=2)
+        assert last is None, f"webapp not ready after {timeout} s: {last}"
 
     def search(self, q: str, **params: str) -> dict:
         r = requests.get(self.web + "/api/search", params={"q": q, **params}, timeout=30)
