@@ -39,7 +39,8 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> float:
     return took
 
 
-@pytest.fixture(scope="session")
+# Module scope: the stack is down again before the rest of the suite runs.
+@pytest.fixture(scope="module")
 def stack(images: float, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     env_file = tmp_path_factory.mktemp("deploy") / "stack.env"
     passwords = {name: secrets.token_urlsafe(18) for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
