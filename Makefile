@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: serve test setup setup-test node sample lint clean
+.PHONY: serve test setup setup-test node sample lint clean images docker
 
 setup: $(VENV)/.installed
 
@@ -38,7 +38,18 @@ serve: sample
 lint: setup-test
 	$(BIN)/ruff check .
 
-test: setup-test lint node
+# The deploy tests (tests/deploy/) need a Docker engine and Compose v2: started or installed here when
+# missing (as root; scripts/docker-engine.sh says what to do otherwise).
+docker:
+	scripts/docker-engine.sh
+	scripts/compose-v2.sh >/dev/null
+
+# Every image of the Docker stack from Debian, PyPI and Maven mirrors alone (docs/operations.md
+# "Building without Docker Hub"); the deploy tests call the same script.
+images:
+	scripts/build-images.sh
+
+test: setup-test lint node docker
 	$(BIN)/python -m pytest
 
 clean:

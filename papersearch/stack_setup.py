@@ -1,15 +1,19 @@
 """One-shot setup of a self-managed cluster (the Docker stack's `setup` service): roles and users.
 
-    python -m papersearch.stack_setup [--timeout SECONDS]
+    python -m papersearch.stack_setup [--timeout SECONDS] [--realm-dir DIR]
 
-Waits until the cluster at ES_URL answers with status yellow or green, then creates or updates,
-as the superuser, the webapp's read-only role and user and the indexer's write role and user
-(papersearch.security.ensure_roles_and_users), and checks that both users can log in. Running it
-again is harmless: it only sets the same roles and passwords again.
+With --realm-dir (the Docker stack): writes the webapp's read-only role and user and the indexer's
+write role and user as Elasticsearch's file realm into DIR (users, users_roles, roles.yml;
+papersearch/file_realm.py), a volume every Elasticsearch container reads and reloads, then waits
+until both users can log in and the cluster at ES_URL is yellow or green. No superuser is needed.
+Without it: waits for the cluster, then creates or updates the same roles and users through the
+security API as the superuser (native realm; papersearch.security.ensure_roles_and_users), and
+checks that both users can log in. Running it again is harmless: it sets the same roles and
+passwords again.
 
 Environment:
   ES_URL              the cluster, e.g. http://es:9200 (required)
-  ELASTIC_PASSWORD    the superuser's password (required; used here only)
+  ELASTIC_PASSWORD    the superuser's password (required without --realm-dir; used here only)
   ELASTIC_USERNAME    the superuser (default: elastic)
   ES_PASSWORD         password to set for papersearch_indexer (required)
   ES_WEB_PASSWORD     password to set for papersearch_web (required)
@@ -27,11 +31,12 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
-from papersearch import credentials
+from papersearch import credentials, file_realm
 from papersearch.security import READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
@@ -65,12 +70,13 @@ class SetupConfig:
         return [f"{self.alias}*"]
 
 
-def read_config(env: Mapping[str, str]) -> SetupConfig:
-    """The setup's configuration from the environment; every problem is reported at once."""
+def read_config(env: Mapping[str, str], superuser: bool = True) -> SetupConfig:
+    """The setup's configuration from the environment; every problem is reported at once.
+    `superuser`: ELASTIC_PASSWORD is needed (the security API; not for the file realm)."""
     problems: list[str] = []
     required = {
         "ES_URL": "the cluster's URL, e.g. http://es:9200",
-        "ELASTIC_PASSWORD": "the superuser's password",
+        **({"ELASTIC_PASSWORD": "the superuser's password"} if superuser else {}),
         "ES_PASSWORD": f"the password to set for {credentials.INDEXER}",
         "ES_WEB_PASSWORD": f"the password to set for {credentials.WEB}",
     }
@@ -100,7 +106,7 @@ def read_config(env: Mapping[str, str]) -> SetupConfig:
     return SetupConfig(
         url=url,
         admin_user=env.get("ELASTIC_USERNAME") or credentials.ELASTIC,
-        admin_password=env["ELASTIC_PASSWORD"],
+        admin_password=env.get("ELASTIC_PASSWORD", ""),
         passwords={credentials.INDEXER: env["ES_PASSWORD"], credentials.WEB: env["ES_WEB_PASSWORD"]},
         alias=alias,
         ca_certs=env.get("ES_CA_CERTS") or None,
@@ -123,25 +129,25 @@ def _describe(exc: TransportError) -> str:
 ClientFactory = Callable[[SetupConfig, str, str], Elasticsearch]
 
 
-def wait_for_cluster(admin: Elasticsearch, config: SetupConfig, timeout: float,
-                     say: Callable[[str], None] = print) -> str:
-    """Block until the cluster is yellow or green; the status. Wrong credentials fail at once."""
+def wait_for_cluster(client: Elasticsearch, url: str, timeout: float, say: Callable[[str], None] = print,
+                     user: str = credentials.ELASTIC, rejected: str | None = None) -> str:
+    """Block until the cluster is yellow or green; the status. A rejected login fails at once with
+    `rejected` as the reason, or is waited out like any other answer when `rejected` is None (a file
+    realm that Elasticsearch has not reloaded yet)."""
     deadline = time.monotonic() + timeout
     last_error = "no answer"
     announced = False
     while True:
         try:
-            health = admin.cluster.health(wait_for_status="yellow", timeout="5s")
+            health = client.cluster.health(wait_for_status="yellow", timeout="5s")
             status = health.get("status", "unknown")
             if status in ("yellow", "green") and not health.get("timed_out", False):
                 return status
             last_error = f"cluster status {status}"
         except AuthenticationException:
-            raise SetupFailed(
-                f"Elasticsearch at {config.url} rejected the superuser {config.admin_user!r}: check ELASTIC_PASSWORD. "
-                "The official image sets it only when the data volume is first initialised; if .env changed "
-                "later, use the old password or reset it (docs/operations.md)."
-            ) from None
+            if rejected is not None:
+                raise SetupFailed(f"Elasticsearch at {url} rejected the user {user!r}: {rejected}") from None
+            last_error = f"{user} cannot log in yet"
         except ApiError as exc:  # e.g. 408 while waiting for yellow, 503 during startup
             last_error = f"HTTP {exc.meta.status}: {exc.message}"
         except TransportError as exc:
@@ -149,19 +155,26 @@ def wait_for_cluster(admin: Elasticsearch, config: SetupConfig, timeout: float,
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             raise SetupFailed(
-                f"cannot reach Elasticsearch at {config.url} within {timeout:g}s ({last_error}); "
+                f"cannot reach Elasticsearch at {url} within {timeout:g}s ({last_error}); "
                 "is the es service up and healthy, and is ES_URL right?"
             )
         if not announced:
-            say(f"waiting for Elasticsearch at {config.url} (up to {timeout:g}s): {last_error}")
+            say(f"waiting for Elasticsearch at {url} (up to {timeout:g}s): {last_error}")
             announced = True
         time.sleep(min(2.0, max(remaining, 0.05)))
 
 
+SUPERUSER_REJECTED = ("check ELASTIC_PASSWORD. Elasticsearch takes it as bootstrap.password from the keystore of "
+                      "its container; once it was changed through the API, the stored one counts (docs/operations.md)")
+
+
 def run(config: SetupConfig, timeout: float, factory: ClientFactory = _client,
-        say: Callable[[str], None] = print) -> None:
+        say: Callable[[str], None] = print, realm_dir: Path | None = None) -> None:
+    if realm_dir is not None:
+        run_file_realm(config, timeout, realm_dir, factory, say)
+        return
     admin = factory(config, config.admin_user, config.admin_password)
-    status = wait_for_cluster(admin, config, timeout, say)
+    status = wait_for_cluster(admin, config.url, timeout, say, config.admin_user, SUPERUSER_REJECTED)
     say(f"cluster at {config.url} is {status}")
     try:
         ensure_roles_and_users(admin, config.passwords, config.index_patterns)
@@ -179,6 +192,26 @@ def run(config: SetupConfig, timeout: float, factory: ClientFactory = _client,
             raise SetupFailed(f"user {user} was created but cannot log in ({exc.meta.status}: {exc.message})") from None
         except TransportError as exc:
             raise SetupFailed(f"user {user} was created but the login check failed: {_describe(exc)}") from None
+    _say_done(config, say)
+
+
+def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory: ClientFactory = _client,
+                   say: Callable[[str], None] = print) -> None:
+    """Write the file realm, then wait until Elasticsearch has reloaded it (within seconds) and each user logs in."""
+    try:
+        written = file_realm.write(realm_dir, config.passwords, config.index_patterns)
+    except OSError as exc:
+        raise SetupFailed(f"cannot write the file realm into {realm_dir}: {exc}") from None
+    say(f"file realm in {realm_dir}: {', '.join(written) + ' written' if written else 'unchanged'}")
+    deadline = time.monotonic() + timeout
+    for user, password in config.passwords.items():
+        remaining = max(deadline - time.monotonic(), 0.0)
+        status = wait_for_cluster(factory(config, user, password), config.url, remaining, say, user)
+    say(f"cluster at {config.url} is {status}")
+    _say_done(config, say)
+
+
+def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
     patterns = ", ".join(config.index_patterns)
     say(f"roles {READER_ROLE} (read {patterns}) and {WRITER_ROLE} (write {patterns}) are in place")
     say(f"users {credentials.WEB} ({READER_ROLE}) and {credentials.INDEXER} ({WRITER_ROLE}) can log in")
@@ -190,16 +223,19 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="seconds to wait for the cluster to answer yellow or green (default 180)")
+    parser.add_argument("--realm-dir", type=Path, default=None,
+                        help="write the users and roles as Elasticsearch's file realm into this directory "
+                             "instead of creating them through the security API")
     args = parser.parse_args(argv)
     if args.timeout < 0:
         parser.error("--timeout must not be negative")
     try:
-        config = read_config(os.environ if env is None else env)
+        config = read_config(os.environ if env is None else env, superuser=args.realm_dir is None)
     except ConfigError as exc:
         print(f"stack_setup: configuration: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     try:
-        run(config, args.timeout, factory)
+        run(config, args.timeout, factory, realm_dir=args.realm_dir)
     except SetupFailed as exc:
         print(f"stack_setup: FAILED: {exc}", file=sys.stderr)
         return EXIT_FAILED

@@ -1,8 +1,10 @@
 """Shared fixtures: one real Elasticsearch for the whole session, never skipped.
 
 The node is chosen in this order: ES_URL (with ES_USERNAME/ES_PASSWORD of a user that may manage
-security) if set; a testcontainers node when a Docker engine answers; otherwise the project's own
-local node, started when needed. If none can be had the run fails.
+security) if set; the project's own local node when it is running (`make test` starts it); a
+container of the locally built image papersearch/elasticsearch:<version> (`make images`; nothing is
+pulled) when a Docker engine answers and has it; otherwise the local node, started now. One line says
+why the local node was chosen. If none can be had the run fails; Docker never turns it red.
 """
 
 from __future__ import annotations
@@ -37,13 +39,25 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         start_failover_cluster_in_background()
 
 
-def _docker_answers() -> bool:
+def _docker(*args: str) -> bool:
     if not shutil.which("docker"):
         return False
     try:
-        return subprocess.run(["docker", "info"], capture_output=True, timeout=10).returncode == 0
+        return subprocess.run(["docker", *args], capture_output=True, timeout=30).returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
+
+
+def _container_image() -> tuple[str | None, str]:
+    """The local Elasticsearch image to run, or None and why not."""
+    from papersearch.localnode.config import NodeConfig
+
+    image = f"papersearch/elasticsearch:{NodeConfig().version}"
+    if not _docker("info"):
+        return None, "no Docker engine answers"
+    if not _docker("image", "inspect", image):
+        return None, f"a Docker engine answers but has no {image} (make images builds it; nothing is pulled)"
+    return image, ""
 
 
 def _with_api_users(url: str, admin: tuple[str, str], kind: str) -> Cluster:
@@ -64,21 +78,28 @@ def cluster() -> Iterator[Cluster]:
             pytest.fail("ES_URL is set but ES_USERNAME/ES_PASSWORD (a user that may manage security) are not")
         yield _with_api_users(os.environ["ES_URL"], (user, password), "ES_URL")
         return
-    if _docker_answers():
-        from testcontainers.elasticsearch import ElasticSearchContainer
+    from papersearch.localnode.node import LocalNode
 
-        from papersearch.localnode.config import NodeConfig
+    # `make test` has started the local node already: a container would be a second node for nothing (a
+    # minute or more of start-up; DECISIONS.md "The test session's node when Docker answers").
+    image, why_not = (None, "it is running already (make test starts it)") if LocalNode().pid() \
+        else _container_image()
+    if image:
+        from container_node import elasticsearch_container
 
-        password = secrets.token_urlsafe(18)
-        container = ElasticSearchContainer(f"docker.elastic.co/elasticsearch/elasticsearch:{NodeConfig().version}")
-        container.with_env("xpack.security.enabled", "true").with_env("ELASTIC_PASSWORD", password)
-        with container:
-            url = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(9200)}"
-            yield _with_api_users(url, ("elastic", password), "testcontainers")
-        return
+        yielded = False
+        try:
+            with elasticsearch_container(image) as found:
+                yielded = True
+                yield found
+            return
+        except (RuntimeError, OSError, subprocess.SubprocessError) as exc:  # never red because of Docker
+            if yielded:
+                raise
+            why_not = f"the container of {image} did not start ({str(exc)[:300]})"
+    print(f"\n[cluster] the project's own local node: {why_not}")
     from papersearch.localnode.distribution import ProvisionError
     from papersearch.localnode.java import JavaNotFound
-    from papersearch.localnode.node import LocalNode
 
     node = LocalNode()
     try:

@@ -93,6 +93,22 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
         delete_alias_indices(cluster.client("admin"), name)
 
 
+def poll_http(url: str, timeout: float, auth: tuple[str, str] | None = None, interval: float = 1.0) -> str | None:
+    """GET `url` until it answers 200 or `timeout` passes: None when it did, else the last answer or error."""
+    deadline = time.monotonic() + timeout
+    last = "no answer"
+    while time.monotonic() < deadline:
+        try:
+            r = requests.get(url, auth=auth, timeout=10)
+            if r.status_code == 200:
+                return None
+            last = f"{r.status_code} {r.text[:200]}"
+        except requests.RequestException as exc:
+            last = str(exc)
+        time.sleep(interval)
+    return last
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -14,6 +14,7 @@ import subprocess
 from pathlib import Path
 
 from papersearch import credentials
+from papersearch.file_realm import roles_yaml
 from papersearch.localnode.distribution import ProvisionError
 from papersearch.localnode.runas import NodeUser
 from papersearch.security import ROLE_OF_USER, role_bodies
@@ -57,13 +58,3 @@ def ensure(es_home: Path, user: NodeUser, env: dict[str, str]) -> None:
     marker.write_text(digest)
     user.chown(conf)
 
-
-def roles_yaml(roles: dict[str, dict]) -> str:
-    """roles.yml for the file realm (its parser wants block YAML per role; lists as JSON flow style)."""
-    out = ["# Written by papersearch-node from papersearch/security.py; do not edit."]
-    for name, body in roles.items():
-        out += [f"{name}:", f"  cluster: {json.dumps(body['cluster'])}", "  indices:"]
-        for entry in body["indices"]:
-            out += [f"    - names: {json.dumps(entry['names'])}",
-                    f"      privileges: {json.dumps(entry['privileges'])}"]
-    return "\n".join(out) + "\n"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 import re
 import shlex
 import shutil
@@ -39,6 +40,7 @@ APP_DOCKERFILE = ROOT / "docker" / "app.Dockerfile"
 ENV_EXAMPLE = ROOT / ".env.example"
 DOCKERIGNORE = ROOT / ".dockerignore"
 SAMPLE = "indexer/sample/papers.jsonl"
+REALM_MOUNT = "/usr/share/elasticsearch/config/papersearch-realm"
 
 APP_SERVICES = ("setup", "indexer", "webapp")  # services running the app image
 ONE_SHOT_SERVICES = {"setup", "indexer", "certs"}  # restart: "no"; everything else must be healthchecked
@@ -203,7 +205,9 @@ def stages(path: Path) -> list[dict[str, Any]]:
             args[name] = default
         elif word == "FROM":
             parts = [p for p in rest.split() if not p.startswith("--")]
-            image = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: args.get(m.group(1) or m.group(2), m.group(0)), parts[0])
+            image = parts[0]
+            for _ in range(3):  # an ARG default may name an earlier ARG
+                image = re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: args.get(m.group(1) or m.group(2), m.group(0)), image)
             name = parts[2] if len(parts) == 3 and parts[1].upper() == "AS" else None
             result.append({"line": number, "image": image, "name": name, "instructions": []})
         elif result:
@@ -389,7 +393,8 @@ def test_elasticsearch_service() -> None:
     assert env["xpack.security.enabled"] == "true"
     assert env["xpack.security.http.ssl.enabled"] == "false"
     assert env["discovery.type"] == "single-node"
-    assert env["ELASTIC_PASSWORD"].startswith("${ELASTIC_PASSWORD:?"), "the superuser's password comes from .env"
+    assert env["ELASTIC_PASSWORD_FILE"] == "/run/secrets/ELASTIC_PASSWORD" and es["secrets"] == ["ELASTIC_PASSWORD"], \
+        "the superuser's password comes from .env as a secret file, not as an environment variable"
     assert "-Xms${ES_HEAP:-" in env["ES_JAVA_OPTS"] and "-Xmx${ES_HEAP:-" in env["ES_JAVA_OPTS"]
     assert env["path.repo"] == "/usr/share/elasticsearch/snapshots"
     volumes = dict(v.split(":")[:2][::-1] for v in es["volumes"])
@@ -397,27 +402,33 @@ def test_elasticsearch_service() -> None:
     assert volumes[env["path.repo"]] in load_yaml(COMPOSE)["volumes"]
     for port in es.get("ports", []):
         assert str(port).startswith("127.0.0.1:"), "Elasticsearch is published on loopback only"
+    assert volumes[REALM_MOUNT] == "es-realm" and f"es-realm:{REALM_MOUNT}:ro" in es["volumes"], \
+        "Elasticsearch reads the file realm that setup writes"
     test = " ".join(es["healthcheck"]["test"])
-    assert "curl" in test and "_cluster/health" in test and '-u "elastic:$${ELASTIC_PASSWORD}"' in test, \
-        "healthcheck: curl with auth; $$ makes the container's variable expand, keeping the secret out of the config"
+    assert "curl" in test and "_cluster/health" in test and "elastic:$$(cat /run/secrets/ELASTIC_PASSWORD)" in test, \
+        "healthcheck: curl with the secret file's password ($$: expanded in the container)"
 
 
 def test_setup_service() -> None:
     setup = services(COMPOSE)["setup"]
     assert setup["command"][:3] == ["python", "-m", "papersearch.stack_setup"]
+    assert setup["command"][-2:] == ["--realm-dir", "/realm"] and "es-realm:/realm" in setup["volumes"]
     assert setup["depends_on"]["es"]["condition"] == "service_healthy"
     env = environment(setup)
-    assert {"ES_URL", "ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD"} <= set(env)
     assert env["ES_URL"] == "http://es:9200"
+    assert sorted(setup["secrets"]) == ["ES_PASSWORD", "ES_WEB_PASSWORD"], "no superuser: the file realm needs none"
 
 
 def test_indexer_service_loads_the_sample_once() -> None:
     indexer = services(COMPOSE)["indexer"]
-    assert indexer["command"] == ["papersearch-admin", "reindex", "--if-missing", "--no-progress", SAMPLE]
+    assert indexer["command"][:3] == ["python", "-m", "papersearch.stack_wait"], "waits for es (compose restart)"
+    assert indexer["command"][indexer["command"].index("--") + 1:] == [
+        "papersearch-admin", "reindex", "--if-missing", "--no-progress", SAMPLE]
+    assert indexer["secrets"] == ["ES_PASSWORD"]
     assert (ROOT / SAMPLE).is_file()
     assert indexer["depends_on"]["setup"]["condition"] == "service_completed_successfully"
     env = environment(indexer)
-    assert env["ES_USERNAME"] == "papersearch_indexer" and "ES_PASSWORD" in env
+    assert env["ES_USERNAME"] == "papersearch_indexer"
     assert not any(k.startswith("ES_WEB_") for k in env), "the indexer does not get the webapp's identity"
 
 
@@ -426,29 +437,37 @@ def test_webapp_service() -> None:
     assert webapp["command"] == ["gunicorn", "-c", "config/gunicorn.conf.py", "webapp.wsgi:app"]
     env = environment(webapp)
     assert env["PAPERSEARCH_BIND"] == "0.0.0.0:8000"
-    assert env["ES_WEB_USERNAME"] == "papersearch_web" and "ES_WEB_PASSWORD" in env
+    assert env["ES_WEB_USERNAME"] == "papersearch_web" and webapp["secrets"] == ["ES_WEB_PASSWORD"]
     assert not {"ES_PASSWORD", "ES_USERNAME", "ES_API_KEY", "ELASTIC_PASSWORD"} & set(env), \
         "the webapp gets only its read-only identity"
     assert webapp["ports"] == ["${WEB_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8000"]
     test = webapp["healthcheck"]["test"]
-    assert test[0] == "CMD" and test[1] == "python" and "urllib" in test[-1] and "/healthz" in test[-1], \
+    assert test[0] == "CMD" and test[1] == "python3" and "urllib" in test[-1] and "/healthz" in test[-1], \
         "the slim image has no curl: probe /healthz with Python"
     assert webapp["depends_on"]["setup"]["condition"] == "service_completed_successfully"
     assert webapp["depends_on"]["es"]["condition"] == "service_healthy"
 
 
-def test_no_literal_secrets_in_compose_files() -> None:
+def test_secrets_reach_containers_as_files_only() -> None:
+    declared = load_yaml(COMPOSE)["secrets"]
+    assert declared == {name: {"environment": name} for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
     for path in (COMPOSE, CLUSTER):
         for name, service in load_yaml(path)["services"].items():
             for key, value in environment(service).items():
                 if re.search(r"PASSWORD|API_KEY|SECRET|TOKEN", key):
-                    assert value.startswith("${"), f"{path.name} {name}: {key} must come from .env"
+                    assert key.endswith("_FILE") and value.startswith("/run/secrets/"), \
+                        f"{path.name} {name}: {key} would show in docker inspect; use a secret file"
+            assert set(service.get("secrets", [])) <= set(declared), f"{path.name} {name}: undeclared secret"
+    # Interpolated only in the top-level x-required-secrets check, which no container sees.
+    for path in (COMPOSE, CLUSTER):
+        data = {k: v for k, v in load_yaml(path).items() if k != "x-required-secrets"}
+        assert not re.search(r"\$\{(ELASTIC_PASSWORD|ES_PASSWORD|ES_WEB_PASSWORD)", json.dumps(data)), path.name
 
 
 def test_cluster_override() -> None:
     merged = merged_services()
     nodes = {name: s for name, s in merged.items()
-             if str(s.get("image", "")).startswith("papersearch/elasticsearch:")}
+             if str(s.get("image", "")).startswith("papersearch/elasticsearch:") and name != "certs"}
     assert set(nodes) == {"es", "es02", "es03"}
     names = {environment(s)["node.name"] for s in nodes.values()}
     assert names == {"es01", "es02", "es03"}
@@ -456,7 +475,15 @@ def test_cluster_override() -> None:
     for name, node in nodes.items():
         env = environment(node)
         assert env["discovery.type"] == "multi-node"
-        assert set(env["cluster.initial_master_nodes"].split(",")) == names
+        assert "cluster.initial_master_nodes" not in env, "only for the first formation (the command adds it)"
+        script = node["command"][-1]
+        assert node["command"][:2] == ["bash", "-c"]
+        initial = re.search(r"-Ecluster\.initial_master_nodes=(\S+)", script)
+        assert initial and set(initial.group(1).split(",")) == names
+        assert 'if [ -e "$$mark" ]; then exec /usr/local/bin/docker-entrypoint.sh eswrapper; fi' in script, \
+            "a node whose data volume carries the formed-cluster mark starts without initial_master_nodes"
+        assert "touch \"$$mark\"" in script and "_cluster/health" in script
+        assert f"es-realm:{REALM_MOUNT}:ro" in node["volumes"] and "ELASTIC_PASSWORD" in node.get("secrets", []), name
         assert set(env["discovery.seed_hosts"].split(",")) == set(nodes)
         assert env["xpack.security.enabled"] == "true"
         assert env["xpack.security.transport.ssl.enabled"] == "true", "multi-node with security needs transport TLS"
@@ -560,7 +587,8 @@ def compose_command() -> list[str]:
 
 
 def run_compose(*args: str, env_file: Path) -> subprocess.CompletedProcess:
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp"}
+    # HOME: where the compose CLI plugin is (~/.docker/cli-plugins, scripts/compose-v2.sh).
+    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
     return subprocess.run([*compose_command(), "--env-file", str(env_file), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -573,8 +601,8 @@ def test_docker_compose_config_validates(files: list[str]) -> None:
     assert proc.returncode == 0, f"compose config failed:\n{proc.stderr}"
     resolved = yaml.safe_load(proc.stdout)
     assert set(resolved["services"]) >= {"es", "setup", "indexer", "webapp"}
-    env = environment(resolved["services"]["webapp"])
-    assert env["ES_WEB_PASSWORD"] == env_example()["ES_WEB_PASSWORD"]
+    assert "ES_WEB_PASSWORD" not in environment(resolved["services"]["webapp"])
+    assert resolved["secrets"]["ES_WEB_PASSWORD"]["environment"] == "ES_WEB_PASSWORD"
 
 
 def test_docker_compose_config_requires_the_secrets(tmp_path: Path) -> None:
