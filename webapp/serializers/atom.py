@@ -18,7 +18,7 @@ from webapp.domain import Hit
 
 MEDIA_TYPE = "application/atom+xml; charset=utf-8"
 NS = "http://www.w3.org/2005/Atom"
-XML_LANG = "{http://www.w3.org/XML/1998/namespace}lang"
+XML_LANG = "xml:lang"
 UNKNOWN_DATE = datetime(1970, 1, 1, tzinfo=UTC)  # a paper indexed before added dates existed
 
 
@@ -33,7 +33,7 @@ class FeedInfo:
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
-    element = ET.SubElement(parent, f"{{{NS}}}{tag}", attrs)
+    element = ET.SubElement(parent, tag, attrs)
     if text is not None:
         element.text = text
     return element
@@ -66,7 +66,9 @@ def _entry(feed: ET.Element, paper: Hit, paper_url: str) -> None:
 
 def to_atom(info: FeedInfo, papers: list[Hit], paper_url: Callable[[str], str]) -> bytes:
     """The feed; its `updated` is the newest entry's date (the epoch for an empty feed, which never changed)."""
-    feed = ET.Element(f"{{{NS}}}feed", {XML_LANG: info.lang})
+    # Plain tags under an xmlns attribute: ElementTree would otherwise prefix every tag (or refuse the
+    # unqualified attributes that Atom uses).
+    feed = ET.Element("feed", {"xmlns": NS, XML_LANG: info.lang})
     _el(feed, "id", info.url)
     _text(feed, "title", info.title)
     _text(feed, "subtitle", info.subtitle)
@@ -77,4 +79,4 @@ def to_atom(info: FeedInfo, papers: list[Hit], paper_url: Callable[[str], str]) 
     _el(feed, "link", rel="alternate", type="text/html", href=info.page_url)
     for paper in papers:
         _entry(feed, paper, paper_url(paper.id))
-    return ET.tostring(feed, encoding="utf-8", xml_declaration=True, default_namespace=NS)
+    return ET.tostring(feed, encoding="utf-8", xml_declaration=True)

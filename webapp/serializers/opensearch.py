@@ -27,10 +27,10 @@ class Description:
 
 
 def description(d: Description) -> bytes:
-    root = ET.Element(f"{{{NS}}}OpenSearchDescription")
+    root = ET.Element("OpenSearchDescription", {"xmlns": NS})  # plain tags under xmlns, as in atom.py
 
     def el(tag: str, text: str | None = None, **attrs: str) -> None:
-        ET.SubElement(root, f"{{{NS}}}{tag}", attrs).text = text
+        ET.SubElement(root, tag, attrs).text = text
 
     el("ShortName", d.short_name[:SHORT_NAME_MAX])
     el("Description", d.description[:DESCRIPTION_MAX])
@@ -42,7 +42,7 @@ def description(d: Description) -> bytes:
     el("Url", type=SUGGESTIONS_TYPE.split(";")[0], method="get", template=d.suggestions)
     el("Url", type="application/atom+xml", method="get", template=d.feed)
     el("Url", type=DESCRIPTION_TYPE.split(";")[0], rel="self", template=d.self_url)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True, default_namespace=NS)
+    return ET.tostring(root, encoding="utf-8", xml_declaration=True)
 
 
 def suggestions(prefix: str, completions: list[tuple[str, str, str]]) -> list:
