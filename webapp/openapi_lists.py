@@ -14,8 +14,8 @@ from webapp.serializers import export as formats
 
 _STRING = {"schema": {"type": "string"}}
 _WORDS = {"type": "array", "items": {"type": "string"}}
-SUGGESTIONS = {"type": "array", "minItems": 4, "maxItems": 4,
-               "prefixItems": [{"type": "string"}, _WORDS, _WORDS, _WORDS]}
+# [prefix, texts, kinds, URLs]; with `items` rather than `prefixItems`, which Schemathesis mistranslates.
+SUGGESTIONS = {"type": "array", "minItems": 4, "maxItems": 4, "items": {"anyOf": [{"type": "string"}, _WORDS]}}
 
 
 def _text(description: str, *media_types: str) -> dict[str, Any]:
