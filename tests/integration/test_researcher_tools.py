@@ -9,25 +9,21 @@ import csv
 import io
 import json
 import time
-from functools import cache
 from urllib.parse import parse_qs, urlsplit
 
 import bibtexparser
 import extruct
-import feedparser
 import pytest
 import rispy
-import rnc2rng
+from consumers import opensearch_urls, valid_atom, xsd
 from lxml import etree, html
 from protego import Protego
-from support import FIXTURES, SAMPLE, build_alias, loaded_alias, write_jsonl
+from support import SAMPLE, build_alias, loaded_alias, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
 from webapp import create_app
 
-SCHEMAS = FIXTURES / "schemas"
-ATOM = "{http://www.w3.org/2005/Atom}"
 PAPERS = [
     {"id": "en-paper", "title": "Sparse attention for long documents", "title_zh": "长文档的稀疏注意力",
      "abstract": "We make attention sparse so that transformers read long documents & <tables>.",
@@ -63,34 +59,6 @@ def app(cluster, tools_alias):
 @pytest.fixture
 def client(app):
     return app.test_client()
-
-
-@cache
-def atom_schema() -> etree.RelaxNG:
-    # rnc2rng declares the RNC's `local` prefix as xmlns:local="", which XML 1.0 forbids; the grammar itself
-    # names that namespace as <nsName ns=""/>, so the declaration can go.
-    rng = rnc2rng.dumps(rnc2rng.load(str(SCHEMAS / "atom.rnc"))).replace('xmlns:local=""', "")
-    return etree.RelaxNG(etree.fromstring(rng.encode()))
-
-
-@cache
-def xsd(name: str) -> etree.XMLSchema:
-    return etree.XMLSchema(etree.parse(str(SCHEMAS / name)))
-
-
-def valid_atom(body: bytes) -> feedparser.FeedParserDict:
-    """The feed parses without a bozo error and validates against the Atom schema (with its two Schematron
-    rules, which RELAX NG cannot express, checked as XPath)."""
-    parsed = feedparser.parse(body)
-    assert not parsed.bozo, parsed.get("bozo_exception")
-    doc = etree.fromstring(body)
-    schema = atom_schema()
-    assert schema.validate(doc), schema.error_log
-    ns = {"atom": ATOM[1:-1]}
-    assert doc.xpath("boolean(atom:author) or not(atom:entry[not(atom:author)])", namespaces=ns)
-    assert all(e.xpath("boolean(atom:link[@rel='alternate'] or atom:content)", namespaces=ns)
-               for e in doc.iterfind(f"{ATOM}entry"))
-    return parsed
 
 
 def by_class(tree, path: str, cls: str) -> list:
@@ -224,12 +192,11 @@ def test_a_new_paper_tops_an_open_feed_and_a_reindex_moves_nothing(cluster, alia
 def test_opensearch_description_and_suggestions(client):
     r = client.get("/opensearch.xml?lang=zh")
     assert r.mimetype == "application/opensearchdescription+xml"
+    urls = opensearch_urls(r.data)
     doc = etree.fromstring(r.data)
     ns = {"os": "http://a9.com/-/spec/opensearch/1.1/"}
-    assert doc.tag == "{http://a9.com/-/spec/opensearch/1.1/}OpenSearchDescription"
     assert doc.findtext("os:ShortName", namespaces=ns) == "论文搜索"
     assert doc.findtext("os:Language", namespaces=ns) == "zh-CN"
-    urls = {u.get("type"): u.get("template") for u in doc.iterfind("os:Url", ns)}
     assert urls["text/html"] == "http://localhost/?q={searchTerms}&lang=zh"
     suggest = urls["application/x-suggestions+json"]
     r = client.get(urlsplit(suggest.replace("{searchTerms}", "Tokam")).path + "?q=Tokam")
@@ -378,3 +345,10 @@ def test_openapi_lists_the_new_routes_with_maxima(client):
                 if (p["schema"].get("items") or p["schema"]).get("type") == "integer"
                 or "integer" in json.dumps(p["schema"])]
     assert integers and all("maximum" in json.dumps(s) for _, _, s in integers), integers
+
+
+def test_absolute_urls_follow_a_trusted_proxy_only(cluster, tools_alias, client):
+    behind = create_app(cluster.settings(tools_alias, PAPERSEARCH_TRUSTED_PROXIES="1"), rate_limit="off").test_client()
+    forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "192.0.2.7"}
+    assert "Sitemap: https://localhost/" in behind.get("/robots.txt", headers=forwarded).get_data(as_text=True)
+    assert "Sitemap: http://localhost/" in client.get("/robots.txt", headers=forwarded).get_data(as_text=True)
