@@ -1,0 +1,70 @@
+"""The sitemap at the protocol's limit: a generated corpus above 50,000 papers makes /sitemap.xml an index of
+files; each validates against the sitemaps.org XSDs (tests/fixtures/schemas), every paper is in exactly one
+file, and each request is timed (in-process test client, the webapp's read-only identity).
+
+    .venv/bin/python -m bench.sitemap --size 60000 [--cleanup]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from lxml import etree
+
+from bench.common import ROOT, WEB_USER, delete_indices, ensure_node, es_url, identity, log
+from bench.corpus import DEFAULT_SEED, ensure_corpus
+from bench.indexing import run_ours
+
+ALIAS = "papersbench_sitemap"
+SCHEMAS = ROOT / "tests" / "fixtures" / "schemas"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--size", type=int, default=60000)
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--cleanup", action="store_true")
+    args = parser.parse_args(argv)
+    ensure_node()
+    from papersearch.settings import Settings
+    from webapp import create_app
+    from webapp.serializers.sitemap import MAX_URLS
+
+    built = run_ours(ensure_corpus(args.size, args.seed, log=log), ALIAS)
+    log(f"indexed {built.docs} papers in {built.seconds:.1f}s")
+    user, password = identity(WEB_USER)
+    settings = Settings(ES_URL=es_url(), ES_WEB_USERNAME=user, ES_WEB_PASSWORD=password, PAPERSEARCH_ALIAS=ALIAS,
+                        PAPERSEARCH_QUERY_LOG="off")
+    client = create_app(settings, rate_limit="off").test_client()
+    schemas = {name: etree.XMLSchema(etree.parse(str(SCHEMAS / f"{name}.xsd"))) for name in ("siteindex", "sitemap")}
+
+    def fetch(path: str, schema: str) -> tuple[list[str], float, int]:
+        started = time.perf_counter()
+        r = client.get(path)
+        seconds = time.perf_counter() - started
+        doc = etree.fromstring(r.data)
+        if r.status_code != 200 or not schemas[schema].validate(doc):
+            raise SystemExit(f"{path}: {r.status_code} {schemas[schema].error_log}")
+        return [loc.text for loc in doc.iter("{*}loc")], seconds, len(r.data)
+
+    files, index_seconds, _ = fetch("/sitemap.xml", "siteindex")
+    parts = []
+    ids: list[str] = []
+    for url in files:
+        locs, seconds, size = fetch(url.removeprefix("http://localhost"), "sitemap")
+        parts.append({"urls": len(locs), "seconds": round(seconds, 2), "mb": round(size / 1e6, 2)})
+        ids += locs
+    result = {"papers": built.docs, "max_urls": MAX_URLS, "index_seconds": round(index_seconds, 2),
+              "files": parts, "every_paper_once": len(ids) == len(set(ids)) == built.docs,
+              "command": f"python -m bench.sitemap --size {args.size}"}
+    print(json.dumps(result, indent=2))
+    if args.cleanup:
+        delete_indices(f"{ALIAS}*")
+    return 0 if result["every_paper_once"] and len(files) == -(-built.docs // MAX_URLS) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
