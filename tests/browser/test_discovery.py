@@ -9,21 +9,15 @@ import re
 from urllib.parse import quote
 
 import pytest
+from console import no_console_errors
 from consumers import opensearch_urls, valid_atom
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
 
 
-def console_errors(page: Page) -> list[str]:
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
-
-
 def test_results_page_offers_the_search_engine_and_the_feed(page: Page, live_server, artifacts):
-    errors = console_errors(page)
+    errors = no_console_errors(page)
     page.goto(f"{live_server}/?q=learning&lang=zh")
     search = page.locator("head link[rel=search][type='application/opensearchdescription+xml']")
     alternate = page.locator("head link[rel=alternate][type='application/atom+xml']")
