@@ -35,6 +35,29 @@ def added_dates(index: str) -> tuple[str, str]:
     return aggs["min"]["value_as_string"], aggs["max"]["value_as_string"]
 
 
+def lookup_ms(alias: str, chunks: int = 13, size: int = 1000) -> float:
+    """Median ms of one chunk's look-up (indexer/added_dates.known_dates) on the live version, as the sender
+    makes it, for comparison with the time a chunk takes to index."""
+    import statistics
+
+    from bench.common import INDEXER_USER, es_url, identity
+    from indexer.added_dates import known_dates
+    from papersearch.es import make_client
+    from papersearch.settings import Settings
+
+    user, password = identity(INDEXER_USER)
+    client = make_client("indexer", Settings(ES_URL=es_url(), ES_USERNAME=user, ES_PASSWORD=password))
+    hits = client.search(index=alias, size=chunks * size, source=False, sort=["_doc"])["hits"]["hits"]
+    ids = [h["_id"] for h in hits]
+    times = []
+    for i in range(0, len(ids), size):
+        started = time.perf_counter()
+        found = known_dates(client, alias, ids[i:i + size])
+        times.append((time.perf_counter() - started) * 1000)
+        assert len(found) == len(ids[i:i + size])
+    return round(statistics.median(times), 1)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=13033)
@@ -50,10 +73,9 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.repeats):
         for kind in ("first", "rebuild") if i % 2 == 0 else ("rebuild", "first"):
             time.sleep(args.pause)
+            before = added_dates(ALIAS) if kind == "rebuild" else None  # the live version it rebuilds
             run = run_ours(corpus, ALIAS, fresh=kind == "first")
-            if kind == "rebuild":
-                previous = [r for r in runs["first"] + runs["rebuild"] if r.index]
-                before = added_dates(previous[-1].index) if previous else None
+            if before is not None:
                 after = added_dates(run.index)
                 checks.append({"kept": before == after, "before": before, "after": after})
             runs[kind].append(run)
@@ -66,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_rebuild_to_first": round(best["rebuild"].seconds / best["first"].seconds, 3),
         "cpu_us_per_doc": {kind: cpu_per_doc(rs) for kind, rs in runs.items()},
         "peak_rss_mb": {kind: round(max(r.peak_rss_mb or 0 for r in rs), 1) for kind, rs in runs.items()},
-        "dates_kept": checks, "runs": {kind: [asdict(r) for r in rs] for kind, rs in runs.items()},
+        "dates_kept": checks, "lookup_ms_per_1000_papers": lookup_ms(ALIAS),
+        "runs": {kind: [asdict(r) for r in rs] for kind, rs in runs.items()},
     }
     out = RESULTS_DIR / f"added-dates-{datetime.now(UTC):%Y%m%dT%H%M%SZ}.json"
     out.write_text(json.dumps(summary, indent=2) + "\n")

@@ -1,14 +1,18 @@
-"""The sitemap at the protocol's limit: a generated corpus above 50,000 papers makes /sitemap.xml an index of
-files; each validates against the sitemaps.org XSDs (tests/fixtures/schemas), every paper is in exactly one
-file, and each request is timed (in-process test client, the webapp's read-only identity).
+"""Lists longer than a page, on a generated corpus above 50,000 papers (in-process test client, the webapp's
+read-only identity):
 
-    .venv/bin/python -m bench.sitemap --size 60000 [--cleanup]
+- the sitemap at the protocol's limit: /sitemap.xml becomes an index of files; each validates against the
+  sitemaps.org XSDs (tests/fixtures/schemas), every paper is in exactly one file; each request timed;
+- an export of 500 papers and a feed, each against the searches it is made of, alternating, medians.
+
+    .venv/bin/python -m bench.lists --size 60000 [--repeats 5] [--cleanup]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 
@@ -18,7 +22,33 @@ from bench.common import ROOT, WEB_USER, delete_indices, ensure_node, es_url, id
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 from bench.indexing import run_ours
 
-ALIAS = "papersbench_sitemap"
+ALIAS = "papersbench_lists"
+# Each list, and the searches it is made of (webapp/services/listing.py).
+LISTS = {
+    "export 500 (BibTeX)": ("/api/export?q=learning&limit=500", [f"/api/search?q=learning&size=100&page={p}"
+                                                                  for p in range(1, 6)]),
+    "feed (50 newest)": ("/feed?q=learning", ["/api/search?q=learning&size=50&sort=added"]),
+}
+
+
+def lists_against_searches(client, repeats: int) -> dict[str, dict[str, float]]:
+    """Median ms of each list and of its searches, run alternately (first answers warm the caches)."""
+    def timed(path: str) -> float:
+        started = time.perf_counter()
+        r = client.get(path)
+        r.get_data()
+        assert r.status_code == 200, path
+        return (time.perf_counter() - started) * 1000
+
+    out = {}
+    for name, (path, searches) in LISTS.items():
+        timed(path)
+        lists, parts = [], []
+        for _ in range(repeats):
+            lists.append(timed(path))
+            parts.append(sum(timed(p) for p in searches))
+        out[name] = {"list": round(statistics.median(lists), 1), "its_searches": round(statistics.median(parts), 1)}
+    return out
 SCHEMAS = ROOT / "tests" / "fixtures" / "schemas"
 
 
@@ -26,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--size", type=int, default=60000)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--cleanup", action="store_true")
     args = parser.parse_args(argv)
     ensure_node()
@@ -59,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         ids += locs
     result = {"papers": built.docs, "max_urls": MAX_URLS, "index_seconds": round(index_seconds, 2),
               "files": parts, "every_paper_once": len(ids) == len(set(ids)) == built.docs,
-              "command": f"python -m bench.sitemap --size {args.size}"}
+              "lists_ms": lists_against_searches(client, args.repeats),
+              "command": f"python -m bench.lists --size {args.size} --repeats {args.repeats}"}
     print(json.dumps(result, indent=2))
     if args.cleanup:
         delete_indices(f"{ALIAS}*")
