@@ -33,10 +33,10 @@ class Export:
 
 @dataclass
 class Sitemap:
-    """Either one file's paper ids (few enough papers) or where each file of an index starts."""
+    """Either one file's paper ids (few enough papers) or where each file of an index starts (streamed)."""
 
     ids: Iterator[str] | None = None
-    starts: list[str | None] = field(default_factory=list)
+    starts: Iterator[str | None] = field(default_factory=lambda: iter(()))
 
 
 def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:

@@ -65,25 +65,26 @@ class Listing:
                 return
             page = self._id_page(page[-1], min(limit - given, ID_PAGE))
 
-    def file_starts(self, per_file: int) -> list[str | None]:
+    def file_starts(self, per_file: int) -> Iterator[str | None]:
         """Where each file of `per_file` ids in id order begins: None for the first, then the last id of the
-        file before it (a file holds the ids after that). One pass over the ids, nothing kept but the starts."""
-        starts: list[str | None] = [None]
-        last, in_file = None, 0
+        file before it (a file holds the ids after that). One pass over the ids, each start handed out as soon
+        as a paper after it is seen (so a file is never empty), nothing kept."""
+        yield None
+        last: str | None = None
+        in_file, start = 0, None
         while True:
             size = min(per_file - in_file, ID_PAGE)
             page = self._id_page(last, size)
             if not page:
-                break
+                return
+            if start is not None:
+                yield start
+                start = None
             last, in_file = page[-1], in_file + len(page)
             if in_file == per_file:
-                starts.append(last)
-                in_file = 0
+                start, in_file = last, 0
             if len(page) < size:
-                break
-        if in_file == 0 and len(starts) > 1:
-            starts.pop()  # the last file ended with the last paper: no empty file after it
-        return starts
+                return
 
     def _id_page(self, after: str | None, size: int) -> list[str]:
         body: dict = {"query": {"match_all": {}}, "sort": [{ID_FIELD: "asc"}], "size": size, "_source": False,
