@@ -135,8 +135,9 @@ def admin_without_concept_tags() -> int:
         return admin.main(sys.argv[1:])
 
 
-def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True) -> Run:
-    delete_indices(f"{alias}-*")  # a fresh build every time (previous versions would be kept otherwise)
+def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True, fresh: bool = True) -> Run:
+    if fresh:  # a first build (previous versions would be kept, and their added dates carried over, otherwise)
+        delete_indices(f"{alias}-*")
     user, password = identity(INDEXER_USER)
     env = {**os.environ, "ES_URL": es_url(), "ES_USERNAME": user, "ES_PASSWORD": password,
            "PAPERSEARCH_ALIAS": alias, "PYTHONUNBUFFERED": "1"}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from indexer.models import Paper
+from papersearch import added as added_date
 from papersearch import concepts
 from papersearch import text as t
 from papersearch.index_definition import concepts_config
@@ -41,8 +42,9 @@ class DocumentBuilder:
     """Documents for one load. Topic look-ups are cached per spelling (a few dozen topics serve
     millions of papers); unknown topics are looked up every time, so `taxonomy.unknown` counts each."""
 
-    def __init__(self, taxonomy: Taxonomy) -> None:
+    def __init__(self, taxonomy: Taxonomy, added: str | None = None) -> None:
         self.taxonomy = taxonomy
+        self.added = added or added_date.stamp()  # this load's date; the loader keeps older ones (loader.py)
         self._known: dict[tuple[str | None, str | None], TopicFields] = {}
         config = concepts_config()
         self._tag = concepts.matcher().tag
@@ -68,8 +70,8 @@ class DocumentBuilder:
 
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
         (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
-        concepts the paper names, config/concepts.tsv) and languages ("en", "zh": which it is
-        written in).
+        concepts the paper names, config/concepts.tsv), languages ("en", "zh": which it is
+        written in) and, last, so that the loader can replace it in place, added (the load's date).
         """
         doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
         topic = self.topic(paper.topic_area, paper.topic_subarea)
@@ -86,6 +88,7 @@ class DocumentBuilder:
         )
         doc[self._concepts_field] = self._tag(self.tagged_texts(doc))
         doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]
+        doc[added_date.FIELD] = self.added
         return doc
 
     def tagged_texts(self, doc: dict[str, Any]) -> list[str]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch
 
+from indexer.added_dates import carry_over
 from indexer.prepare import Chunk, Producer
 from indexer.rejects import Reject, RejectsWriter
 
@@ -73,8 +74,8 @@ class _Sender:
     """What each bulk thread runs: take a chunk, send it (retrying 429s), account for every document."""
 
     def __init__(self, client: Elasticsearch, index: str, producer: Producer, rejects: RejectsWriter,
-                 stats: LoadStats, progress: _Progress) -> None:
-        self.client, self.index, self.producer = client, index, producer
+                 stats: LoadStats, progress: _Progress, dates_from: str | None = None) -> None:
+        self.client, self.index, self.producer, self.dates_from = client, index, producer, dates_from
         self.rejects, self.stats, self.progress = rejects, stats, progress
         self.lock = threading.Lock()
         self.stopped = False
@@ -87,6 +88,8 @@ class _Sender:
                 for reject in chunk.rejects:
                     self.rejects.write(reject)
             if len(chunk):
+                if self.dates_from:  # papers the index already has keep the date they were added on
+                    carry_over(self.client, self.dates_from, chunk, self.producer.added)
                 self.send(chunk)
             with self.lock:
                 self.progress.update(chunk.position, self.stats)
@@ -138,12 +141,13 @@ class _Sender:
 
 
 def load(client: Elasticsearch, index: str, producer: Producer, rejects: RejectsWriter,
-         progress: bool = True) -> LoadStats:
-    """Index every accepted paper the producer prepares into `index` (an index or a write alias)."""
+         progress: bool = True, dates_from: str | None = None) -> LoadStats:
+    """Index every accepted paper the producer prepares into `index` (an index or a write alias); a paper
+    that `dates_from` (an index or alias) already holds keeps its added date."""
     stats = LoadStats()
     started = time.monotonic()
     bar = _Progress(producer.total_bytes, progress)
-    sender = _Sender(client, index, producer, rejects, stats, bar)
+    sender = _Sender(client, index, producer, rejects, stats, bar, dates_from)
     try:
         with ThreadPoolExecutor(BULK_THREADS, thread_name_prefix="bulk") as pool:
             futures = [pool.submit(sender.run) for _ in range(BULK_THREADS)]

@@ -53,16 +53,18 @@ def default_replicas(client: Elasticsearch) -> int:
 
 def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
             progress: bool = True, allow_empty: bool = False) -> BuildReport:
-    """Build a new version from all sources, verify it, swap the alias, prune old versions.
+    """Build a new version from all sources, verify it, swap the alias, prune old versions. Papers the live
+    version holds keep their added date.
 
     Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
     with start(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         replicas = settings.replicas if settings.replicas is not None else default_replicas(client)
+        live = versions.live_index(client, alias)  # its papers keep the dates they were added on
         name = versions.create(client, alias, profile, shards=settings.shards, replicas=replicas)
         try:
-            stats = load(client, name, producer, rejects, progress=progress)
+            stats = load(client, name, producer, rejects, progress=progress, dates_from=live)
             if stats.created == 0 and not allow_empty:
                 raise BuildFailed("no paper was accepted; refusing to replace the live index with an empty one")
             versions.finish(client, name, replicas)
@@ -78,12 +80,12 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Pro
 
 def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Producer, rejects: RejectsWriter,
         progress: bool = True) -> BuildReport:
-    """Upsert papers into the live index (same ids replace, new ids are added)."""
+    """Upsert papers into the live index (same ids replace, keeping their added date; new ids are added)."""
     with start(sources) as producer:
         live = versions.live_index(client, settings.alias)
         if live is None:
             raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
-        stats = load(client, settings.alias, producer, rejects, progress=progress)
+        stats = load(client, settings.alias, producer, rejects, progress=progress, dates_from=live)
     client.indices.refresh(index=settings.alias)
     return BuildReport(stats, live, None, [], None, rejects.summary())
 

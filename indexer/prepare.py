@@ -27,6 +27,7 @@ from indexer.documents import DocumentBuilder
 from indexer.models import Paper
 from indexer.readers import Source, SourceError, located_records, open_source, sniff
 from indexer.rejects import Reject
+from papersearch import added as added_date
 from papersearch import concepts
 from papersearch.taxonomy import Taxonomy
 
@@ -62,6 +63,20 @@ class Chunk:
     def __len__(self) -> int:
         return len(self.offsets)
 
+    def ids(self) -> list[str]:
+        """Every document's paper id, in order."""
+        body = self.body
+        return [orjson.loads(body[start:body.index(b"\n", start)])["index"]["_id"] for start in self.offsets]
+
+    def set_added(self, i: int, date: bytes, written: bytes) -> None:
+        """Put another date into the i-th document in place: `added` is its last value (DocumentBuilder.build),
+        written as `written`, and every date has the same width (papersearch.added)."""
+        end = (self.offsets[i + 1] if i + 1 < len(self.offsets) else len(self.body)) - 3  # before "}\n
+        start = end - len(written)
+        if len(date) != len(written) or self.body[start:end] != written:
+            raise RuntimeError(f"document {i} does not end with the date {written!r}")
+        self.body[start:end] = date
+
     def where(self, i: int) -> tuple[str, int | None, str]:
         """(input file, line, paper id) of the i-th document (for reporting its failure)."""
         file = next(name for first, name in reversed(self.files) if first <= i)
@@ -96,15 +111,16 @@ class Failed:
         return RuntimeError(f"reading the sources failed:\n{self.reason}")
 
 
-def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], None]) -> None:
-    """Read every source in order and put Chunks, then Finished (or Failed), with put()."""
+def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], None], added: str | None = None) -> None:
+    """Read every source in order and put Chunks, then Finished (or Failed), with put(); `added`: the
+    date written into every document (papersearch.added)."""
     unknown_before = Counter(taxonomy.unknown)
     dumps = orjson.dumps
     chunk = Chunk()
     done_bytes = 0
     try:
         # Builds the concept matcher (about half a second): here, beside the admin's own start-up.
-        builder = DocumentBuilder(taxonomy)
+        builder = DocumentBuilder(taxonomy, added)
         for source in sources:
             with open_source(source) as (raw, f):
                 for line, record in located_records(source, f, taxonomy):
@@ -175,6 +191,7 @@ class Producer:
 
     def __init__(self, sources: list[Source], taxonomy: Taxonomy, *, process: bool | None = None) -> None:
         self.sources = sources
+        self.added = added_date.stamp()  # when this load began: the date its new papers are added on
         fix_mmap_threshold()  # before the fork: both processes keep it
         process = PRODUCER_PROCESS if process is None else process
         if process is None:  # forking is safe only while this process has no other threads
@@ -188,14 +205,15 @@ class Producer:
             ctx = multiprocessing.get_context("fork")
             mpq = ctx.Queue(QUEUE_CHUNKS)
             self._queue: _Queue = mpq
-            self._proc = self._worker = ctx.Process(target=_child, args=(sources, taxonomy, mpq, os.getpid()),
+            self._proc = self._worker = ctx.Process(target=_child,
+                                                    args=(sources, taxonomy, mpq, os.getpid(), self.added),
                                                     name="indexer-producer", daemon=True)
         else:
             tq: queue.Queue = queue.Queue(QUEUE_CHUNKS)
             self._queue = tq
             put = _put_until(tq, self._stop.is_set)
-            self._worker = threading.Thread(target=produce, args=(sources, taxonomy, put), name="indexer-producer",
-                                            daemon=True)
+            self._worker = threading.Thread(target=produce, args=(sources, taxonomy, put, self.added),
+                                            name="indexer-producer", daemon=True)
         self._worker.start()
 
     @property
@@ -261,9 +279,9 @@ def _put_until(out: Any, stopped: Callable[[], bool]) -> Callable[[object], None
     return put
 
 
-def _child(sources: list[Source], taxonomy: Taxonomy, out: Any, parent: int) -> None:
+def _child(sources: list[Source], taxonomy: Taxonomy, out: Any, parent: int, added: str) -> None:
     try:
-        produce(sources, taxonomy, _put_until(out, lambda: os.getppid() != parent))  # parent killed: stop
+        produce(sources, taxonomy, _put_until(out, lambda: os.getppid() != parent), added)  # parent killed: stop
     except (KeyboardInterrupt, SystemExit):  # Ctrl-C reaches the whole process group; the parent reports it
         out.cancel_join_thread()  # nobody reads any more: exit without handing over the rest
         return

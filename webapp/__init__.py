@@ -31,7 +31,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp import i18n, metrics, security
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
-    from webapp.routes import api, errors, health, ui
+    from webapp.routes import api, crawlers, errors, exports, feeds, health, ui
     from webapp.serializers import json as to_json
 
     app = Flask(__name__)
@@ -56,7 +56,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
                       settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
-    for blueprint in (ui.blueprint, api.blueprint, health.blueprint):
+    for blueprint in (ui.blueprint, api.blueprint, health.blueprint, feeds.blueprint, exports.blueprint,
+                      crawlers.blueprint):
         app.register_blueprint(blueprint)
 
     app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text

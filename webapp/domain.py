@@ -7,6 +7,7 @@ Fields ending in `_html` are already HTML-safe: escaped text whose only markup i
 from __future__ import annotations
 
 import math
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -81,6 +82,8 @@ class Hit(BaseModel):
     venue: str | None = None
     url: str | None = None
     pdf_url: str | None = None
+    languages: list[str] = []  # what the paper is written in: "en", "zh"
+    added: datetime | None = None  # when it was added to the index (kept across reindexes; papersearch/added.py)
     score: float | None = None
     # Words of the query this paper does not contain; only ever filled when the results are a partial match.
     missing: list[str] = []

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from papersearch.text import MAX_ID_BYTES
+from webapp import openapi_lists
 from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
 from webapp.serializers import bibtex, ris
@@ -101,6 +102,7 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
             "/readyz": {"get": {
                 "operationId": "readyz", "summary": "The search alias can be queried",
                 "responses": {"200": _body("Ready", "Status"), **too_long, "503": _body("Not ready", "Status")}}},
+            **openapi_lists.paths(request_args, _body, query_parameters, too_long),
         },
         "components": {"schemas": defs.get("$defs", {})},
     }

@@ -60,7 +60,9 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
     if trusted_proxies > 0:
         from werkzeug.middleware.proxy_fix import ProxyFix
 
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=trusted_proxies)  # type: ignore[method-assign]
+        # The scheme too: feeds, sitemaps and the OpenSearch description carry absolute URLs, which must be
+        # https behind a proxy that terminates TLS.
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=trusted_proxies, x_proto=trusted_proxies)  # type: ignore[method-assign]
 
     spec = rate_limit_spec(rate_limit)
     if spec is not None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from console import no_console_errors
 from playwright.sync_api import Page, expect
 
 pytestmark = pytest.mark.browser
@@ -13,13 +14,6 @@ pytestmark = pytest.mark.browser
 
 def shot(page: Page, artifacts, name: str, full_page: bool = True) -> None:
     page.screenshot(path=str(artifacts / f"{name}.png"), full_page=full_page)
-
-
-def no_console_errors(page: Page) -> list[str]:
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return errors
 
 
 def test_search_in_english(page: Page, live_server, artifacts):

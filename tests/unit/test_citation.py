@@ -108,3 +108,29 @@ def test_family_first():
     assert family_first("Søren Hauberg") == "Hauberg, Søren"
     assert family_first("张三") == "张三" and family_first("Plato") == "Plato"
     assert family_first("Hauberg, Søren") == "Hauberg, Søren"
+
+
+def test_keys_are_distinct_within_a_list_and_entries_take_them() -> None:
+    from webapp.serializers.citation import distinct_key
+
+    same = [paper(id=f"p{i}", title="Riemannian flows", authors=["Søren Hauberg"], year=2024) for i in range(3)]
+    taken: set[str] = set()
+    keys = [distinct_key(p, taken) for p in same]
+    assert keys == ["hauberg2024riemannian", "hauberg2024riemanniana", "hauberg2024riemannianb"]
+    assert bibtex.to_bibtex(same[1], keys[1]).startswith("@misc{hauberg2024riemanniana,")
+    assert "ID  - hauberg2024riemannianb" in ris.to_ris(same[2], keys[2])
+    many: set[str] = set()
+    assert len({distinct_key(same[0], many) for _ in range(30)}) == 30  # past z: aa, ab, …
+
+
+def test_csv_rows_keep_text_and_disarm_formulas() -> None:
+    import csv
+    import io
+
+    from webapp.serializers import csv as rows
+
+    hit = paper(id="x", title="=SUM(A1:A9) is not a title", authors=["@handle", "张伟"], keywords=["-x"])
+    text = rows.header() + rows.row(hit, lambda i: f"https://example.org/paper/{i}")
+    [row] = list(csv.DictReader(io.StringIO(text.removeprefix(rows.BOM))))
+    assert row["title"] == "'=SUM(A1:A9) is not a title" and row["authors"] == "'@handle; 张伟"
+    assert row["keywords"] == "'-x" and row["page"] == "https://example.org/paper/x" and text.startswith("\ufeff")

@@ -70,8 +70,10 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "topic_known",
         "concepts",
         "languages",
+        "added",
     }
     assert set(doc) == expected
+    assert list(doc)[-1] == "added"  # last, so the loader can replace it in place (indexer/added_dates.py)
 
 
 def test_builder_caches_known_topics_and_counts_every_unknown_one() -> None:

@@ -64,3 +64,24 @@ def test_progress_is_bytes_with_counts_and_nothing_when_off(monkeypatch: pytest.
     on.close()
     text = out.getvalue()
     assert "1.00M/2.00M" in text and "indexed=900" in text and "rejected=3" in text
+
+
+def test_a_chunk_takes_another_added_date_in_place() -> None:
+    from indexer.documents import DocumentBuilder
+    from papersearch import added
+    from papersearch.taxonomy import Taxonomy
+
+    written, older = added.stamp(), "2020-01-02T03:04:05.678Z"
+    builder = DocumentBuilder(Taxonomy.load(), written)
+    chunk = Chunk()
+    for i in range(3):
+        paper = Paper(id=f"p{i}", title=f"Title {i}", abstract="An abstract.")
+        chunk.add(paper, "in.jsonl", i + 1, json.dumps(builder.build(paper), ensure_ascii=False).encode())
+    assert chunk.ids() == ["p0", "p1", "p2"]
+    chunk.set_added(1, older.encode(), written.encode())
+    docs = [json.loads(line) for line in bytes(chunk.body).splitlines()[1::2]]
+    assert [d["added"] for d in docs] == [written, older, written]
+    assert docs[1]["title"] == "Title 1"
+    with pytest.raises(RuntimeError, match="does not end with the date"):
+        chunk.set_added(1, older.encode(), written.encode())  # its date is no longer the one written
+    assert len(added.stamp()) == added.WIDTH and added.normalised("2020-01-02T03:04:05Z") == "2020-01-02T03:04:05.000Z"

@@ -23,9 +23,9 @@ def taxonomy() -> Taxonomy:
     return Taxonomy.load()
 
 
-def run(paths: list[Path], taxonomy: Taxonomy) -> tuple[list[Chunk], Finished]:
+def run(paths: list[Path], taxonomy: Taxonomy, added: str | None = None) -> tuple[list[Chunk], Finished]:
     out: list = []
-    produce([sniff(p, taxonomy) for p in paths], taxonomy, out.append)
+    produce([sniff(p, taxonomy) for p in paths], taxonomy, out.append, added)
     *chunks, end = out
     assert isinstance(end, Finished) and all(isinstance(c, Chunk) for c in chunks)
     return chunks, end
@@ -92,9 +92,10 @@ def test_producer_thread_and_process_hand_over_the_same_chunks(taxonomy: Taxonom
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(prepare, "CHUNK_DOCS", 3)
     sources = [sniff(p, taxonomy) for p in (BROKEN, SAMPLE)]
-    expected = [bytes(c.body) for c in run([BROKEN, SAMPLE], taxonomy)[0]]
+    stamp = "2020-01-02T03:04:05.678Z"
+    expected = [bytes(c.body) for c in run([BROKEN, SAMPLE], taxonomy, stamp)[0]]
     with Producer(sources, taxonomy, process=process) as producer:
-        assert drain(producer) == expected
+        assert drain(producer) == [b.replace(stamp.encode(), producer.added.encode()) for b in expected]
         assert producer.next() is None  # and stays finished for every sender
         assert producer.unknown_topics == {"Quantum Basket Weaving · Looms": 1}
 

@@ -40,7 +40,8 @@ def authors(paper: Hit) -> str:
     return " and ".join(names)
 
 
-def to_bibtex(paper: Hit) -> str:
+def to_bibtex(paper: Hit, key: str | None = None) -> str:
+    """One entry; `key` instead of the paper's own citation key (a list's distinct keys: citation.distinct_key)."""
     fields = [
         ("author", authors(paper)),
         ("title", escape(cited_title(paper))),
@@ -52,4 +53,4 @@ def to_bibtex(paper: Hit) -> str:
     ]
     kind = "inproceedings" if paper.venue else "misc"
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
-    return f"@{kind}{{{citation_key(paper)},\n{body}\n}}\n"
+    return f"@{kind}{{{key or citation_key(paper)},\n{body}\n}}\n"

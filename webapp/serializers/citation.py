@@ -7,6 +7,9 @@ every BibTeX tool; the values themselves stay UTF-8 (biber and modern BibTeX rea
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from itertools import count, product
+from string import ascii_lowercase
 
 from anyascii import anyascii
 
@@ -57,6 +60,23 @@ def citation_key(paper: Hit) -> str:
     if not (author or word):
         return _KEY_SAFE.sub("-", paper.id).strip("-") or "paper"
     return f"{author}{paper.year or ''}{word}".casefold()
+
+
+def _suffixes() -> Iterator[str]:
+    for length in count(1):
+        for letters in product(ascii_lowercase, repeat=length):
+            yield "".join(letters)
+
+
+def distinct_key(paper: Hit, taken: set[str]) -> str:
+    """The paper's citation key within a list: a, b, … appended when an earlier paper of the list has it
+    (as styles do for one author's papers of one year), so every entry of an export can be cited. Adds it
+    to `taken`."""
+    key = citation_key(paper)
+    if key in taken:
+        key = next(f"{key}{s}" for s in _suffixes() if f"{key}{s}" not in taken)
+    taken.add(key)
+    return key
 
 
 def family_first(name: str) -> str:

@@ -14,8 +14,9 @@ EXTENSION = "ris"
 EOL = "\r\n"
 
 
-def to_ris(paper: Hit) -> str:
-    tags: list[tuple[str, str]] = [("TY", "CPAPER" if paper.venue else "GEN"), ("ID", citation_key(paper)),
+def to_ris(paper: Hit, key: str | None = None) -> str:
+    """One record; `key` instead of the paper's own citation key as its ID (citation.distinct_key)."""
+    tags: list[tuple[str, str]] = [("TY", "CPAPER" if paper.venue else "GEN"), ("ID", key or citation_key(paper)),
                                    ("TI", cited_title(paper))]
     if paper.title and paper.title_zh:
         tags.append(("TT", paper.title_zh))  # translated title

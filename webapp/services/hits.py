@@ -94,5 +94,7 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
         venue=source.get("venue") or None,
         url=source.get("url"),
         pdf_url=source.get("pdf_url"),
+        languages=source.get("languages") or [],
+        added=source.get("added"),
         score=raw.get("_score"),
     )

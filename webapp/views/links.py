@@ -93,6 +93,22 @@ class SearchLinks:
     def with_concepts(self) -> str:
         return self._url(xl=True)
 
+    def elsewhere(self, base: str, *, keep_sort: bool = True, default_sort: str | None = None,
+                  **extra: str | int) -> str:
+        """This search (words, filters, sort, xl, language) at another address, a feed or an export: never a
+        page or a size; the sort only when it is kept and not `default_sort` (that address's own default)."""
+        p = self.params
+        pairs: list[tuple[str, str | int]] = [("q", p.q)] if p.q else []
+        pairs += self.filter_pairs()
+        if keep_sort and p.sort != (default_sort or self.default_sort):
+            pairs.append(("sort", p.sort))
+        if not p.xl:
+            pairs.append(("xl", 0))
+        pairs += list(extra.items())
+        if self.lang:
+            pairs.append(("lang", self.lang))
+        return f"{base}?{urlencode(pairs)}" if pairs else base
+
     # --- filters -----------------------------------------------------------------------------------
 
     def toggle(self, param: str, value: str | int) -> str:

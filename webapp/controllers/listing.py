@@ -1,0 +1,76 @@
+"""Feed, export, sitemap and OpenSearch-suggestion controllers. Each returns (data, HTTP status); streams
+come back with their first request answered, so a failure before anything is sent is a clean 400/503.
+
+None of these is written to the query log: a feed reader polling a feed is not a person searching.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import TypeVar
+
+from werkzeug.datastructures import MultiDict
+
+from webapp.controllers import search as search_controller
+from webapp.controllers.list_params import ListArgs
+from webapp.controllers.params import RequestArgs
+from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
+from webapp.services.listing import Listing
+from webapp.services.search import SearchService
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass
+class Export:
+    fmt: str
+    hits: Iterator[Hit]
+
+
+@dataclass
+class Sitemap:
+    """Either one file's paper ids (few enough papers) or where each file of an index starts (streamed)."""
+
+    ids: Iterator[str] | None = None
+    starts: Iterator[str | None] = field(default_factory=lambda: iter(()))
+
+
+def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:
+    return service.search(list_args.feed(args)), HTTPStatus.OK
+
+
+def export(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[Export, int]:
+    params, fmt, limit = list_args.export(args)
+    _, hits = Listing(service).results(params, limit)
+    return Export(fmt, hits), HTTPStatus.OK
+
+
+def sitemap(service: SearchService, per_file: int) -> tuple[Sitemap, int]:
+    """One file while every paper fits into it, else an index of files."""
+    listing = Listing(service)
+    if listing.count() <= per_file:
+        return Sitemap(ids=listing.paper_ids(None, per_file)), HTTPStatus.OK
+    return Sitemap(starts=listing.file_starts(per_file)), HTTPStatus.OK
+
+
+def sitemap_file(service: SearchService, args: MultiDict, list_args: ListArgs,
+                 per_file: int) -> tuple[Iterator[str], int]:
+    return Listing(service).paper_ids(list_args.sitemap_after(args), per_file), HTTPStatus.OK
+
+
+def suggestions(service: SearchService, args: MultiDict,
+                request_args: RequestArgs) -> tuple[tuple[str, list[Suggestion]], int]:
+    found, status = search_controller.suggest(service, args, request_args)
+    return (request_args.suggest(args), found), status
+
+
+def until_failure(pieces: Iterator[T], what: str) -> Iterator[T]:
+    """A stream that ends, logged, when the cluster fails in the middle: its status was sent already."""
+    try:
+        yield from pieces
+    except (SearchUnavailable, BadQuery) as exc:
+        log.error("%s cut short: %s", what, exc)

@@ -1,0 +1,59 @@
+"""For crawlers: robots.txt and the sitemap of paper pages, streamed from the index (webapp/services/listing.py).
+
+/sitemap.xml is one file while every paper fits into one (MAX_URLS, the protocol's 50,000), else an index
+of /sitemap-papers.xml files, each starting after the paper id the index gives it.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+
+from webapp.controllers import listing as controller
+from webapp.routes import service
+from webapp.routes.feeds import list_args, paper_url
+from webapp.serializers import robots, sitemap
+
+blueprint = Blueprint("crawlers", __name__)
+LIMIT_KEY = "SITEMAP_MAX_URLS"  # app.config: URLs per sitemap file (tests lower it)
+
+
+@blueprint.record_once
+def _setup(state) -> None:
+    state.app.config.setdefault(LIMIT_KEY, sitemap.MAX_URLS)
+
+
+def _per_file() -> int:
+    return int(current_app.config[LIMIT_KEY])
+
+
+@blueprint.get("/robots.txt")
+def robots_txt():
+    """Paper pages may be crawled; results pages beyond the first, the API and feeds not."""
+    papers = url_for("ui.paper", paper_id="-")[:-1]
+    search = url_for("ui.search")
+    text = robots.robots_txt(allow=[papers], disallow=[f"{search}?*page=", "/api/", url_for("feeds.feed")],
+                             sitemap=url_for("crawlers.sitemap_xml", _external=True))
+    return Response(text, content_type=robots.MEDIA_TYPE)
+
+
+def _stream(pieces) -> Response:
+    return Response(stream_with_context(controller.until_failure(pieces, "sitemap")),
+                    content_type=sitemap.MEDIA_TYPE)
+
+
+@blueprint.get("/sitemap.xml")
+def sitemap_xml():
+    found, _ = controller.sitemap(service(), _per_file())
+    if found.ids is not None:
+        return _stream(sitemap.urlset(paper_url(i) for i in found.ids))
+    files = url_for("crawlers.sitemap_file", _external=True)
+    return _stream(sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
+                                 for after in found.starts))
+
+
+@blueprint.get("/sitemap-papers.xml")
+def sitemap_file():
+    ids, _ = controller.sitemap_file(service(), request.args, list_args(), _per_file())
+    return _stream(sitemap.urlset(paper_url(i) for i in ids))

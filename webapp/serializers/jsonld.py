@@ -1,0 +1,39 @@
+"""A paper as a schema.org ScholarlyArticle (JSON-LD), with the same facts as its citation_* tags (highwire.py).
+The page embeds it through Jinja's `tojson`, which escapes <, > and & so that it cannot end its script element."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webapp.domain import Hit
+from webapp.serializers.citation import cited_abstract, cited_title
+
+
+def scholarly_article(paper: Hit, page_url: str) -> dict[str, Any]:
+    """schema.org ScholarlyArticle: the same facts as highwire.citation_meta."""
+    title = cited_title(paper)
+    article: dict[str, Any] = {"@context": "https://schema.org", "@type": "ScholarlyArticle", "@id": page_url,
+                               "url": page_url, "headline": title, "name": title}
+    if paper.title and paper.title_zh:
+        article["alternativeHeadline"] = paper.title_zh
+    if paper.authors:
+        article["author"] = [{"@type": "Person", "name": name} for name in paper.authors if name.strip()]
+    if paper.year:
+        article["datePublished"] = str(paper.year)
+    if paper.venue:
+        article["isPartOf"] = {"@type": "CreativeWork", "name": paper.venue}
+    abstract = cited_abstract(paper)
+    if abstract:
+        article["abstract"] = abstract
+    if paper.languages:
+        article["inLanguage"] = paper.languages if len(paper.languages) > 1 else paper.languages[0]
+    if paper.keywords:
+        article["keywords"] = paper.keywords
+    if paper.url:
+        article["sameAs"] = paper.url
+    if paper.pdf_url:
+        article["encoding"] = {"@type": "MediaObject", "contentUrl": paper.pdf_url,
+                               "encodingFormat": "application/pdf"}
+    if paper.topic_area:
+        article["about"] = paper.topic_subarea or paper.topic_area
+    return article
