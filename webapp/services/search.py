@@ -36,7 +36,7 @@ from webapp.domain import (
     Suggestion,
 )
 from webapp.services import expansion as xp
-from webapp.services import query_builders as qb
+from webapp.services import plan, render
 from webapp.services import relaxation as rx
 from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
@@ -102,8 +102,8 @@ class SearchService:
         found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
                  if params.xl else [])
         always = self._profile_of_live_index() == "core"
-        response = self._search(qb.search_body(parsed, params, self.config, fuzzy=always, expansions=found,
-                                               as_typed_fuzzy=always))
+        response = self._search(self._body(plan.first(parsed, params, self.config, found, fuzzy=always,
+                                                      as_typed_fuzzy=always)))
         total = response["hits"]["total"]["value"]
         as_typed = rx.as_typed_total(response, total)
         fallbacks: list[str] = []
@@ -115,10 +115,10 @@ class SearchService:
         # A "did you mean" from the first request's spelling check, confirmed by a search that must find
         # something: sent with the relaxed request when there is one (DECISIONS.md "Web layer: …").
         corrected = _corrected(parsed, words, response)
-        check = qb.exists_body(corrected, params, self.config) if corrected else None
+        check = self._body(plan.check(corrected, params, self.config)) if corrected else None
         if rx.should_relax(as_typed, parsed.terms, bool(typos), self.config):
-            relaxed, confirmed = self._relaxed(qb.search_body(parsed, params, self.config, fuzzy=typos, relaxed=True,
-                                                              expansions=found, as_typed_fuzzy=always), check)
+            relaxed, confirmed = self._relaxed(self._body(plan.relaxed(parsed, params, self.config, found, typos,
+                                                                       as_typed_fuzzy=always)), check)
             if relaxed and relaxed["hits"]["total"]["value"] > total:
                 partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
                 response, total = relaxed, relaxed["hits"]["total"]["value"]
@@ -144,6 +144,11 @@ class SearchService:
             too_deep=too_deep,
             fallbacks=fallbacks,
         )
+
+    def _body(self, p: plan.Plan) -> dict:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("search plan\n%s", plan.describe(p))
+        return render.body(p, self.config)
 
     def _relaxed(self, body: dict, check: dict | None) -> tuple[dict | None, bool]:
         """The relaxed search, or None when Elasticsearch refuses it (a pasted page of Chinese can exceed

@@ -1,0 +1,181 @@
+"""The one renderer: a plan (webapp/services/plan.py) → the Elasticsearch request body.
+
+The clauses themselves are word_queries.py's small builders (a word across fields, its typo fallback,
+phrases, closeness, field clauses, exclusions), facets are facet_queries.py's, sort/paging/highlight/
+spelling request_parts.py's; this module only puts them together as the plan says. User text only ever
+reaches Elasticsearch inside match / match_phrase / multi_match / intervals queries, never query_string
+(DECISIONS.md "User text never becomes query syntax").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from papersearch.index_definition import concepts_config
+from webapp.services import facet_queries as fq
+from webapp.services import relaxation as rx
+from webapp.services import request_parts as rp
+from webapp.services import word_queries as wq
+from webapp.services.plan import Concept, Plan, Text, Word
+
+Query = dict[str, Any]
+
+
+def body(plan: Plan, config: dict) -> Query:
+    """The request body of a plan: a results page, or (tier "check") whether anything is found."""
+    if plan.tier == "check":
+        return _check_body(plan, config)
+    params = plan.params
+    filters = fq.facet_filters(params, config)
+    query = scoring_query(plan, config)
+    if plan.all_words:
+        query = rx.ranked_all_words_first(
+            query, text_query(plan.all_words, config), config,
+            text_query(plan.all_words_typos, config) if plan.all_words_typos else None)
+    out: Query = {
+        "query": query,
+        "aggs": fq.aggregations(config, filters),
+        "sort": rp.sort_clause(params.sort, config),
+        "track_total_hits": True,
+        "_source": {"excludes": [config["suggest_field"]]},
+        **rp.pagination(params, config),
+    }
+    if out["size"] and plan.highlight:
+        out["highlight"] = rp.highlight(highlight_query(plan, config), config)
+    post = fq.post_filter(filters)
+    if post:
+        out["post_filter"] = post
+    if plan.count_as_typed:
+        out["aggs"][rx.AS_TYPED_AGG] = rx.as_typed_count(text_query(plan.count_as_typed, config),
+                                                          list(filters.values()))
+    if plan.spelling:
+        # Cheap, and saves a round trip when a correction is needed (DECISIONS.md "Web layer: …").
+        out["suggest"] = rp.spelling_suggest(list(plan.spelling), list(rp.SPELL_FIELDS))
+        out["aggs"][rp.KNOWN_WORDS_AGG] = rp.known_words_aggregation(list(plan.spelling), config)
+    return out
+
+
+def _check_body(plan: Plan, config: dict) -> Query:
+    """A search that counts up to one paper, filters included, so it can go into one _msearch."""
+    query = scoring_query(plan, config)
+    post = fq.post_filter(fq.facet_filters(plan.params, config))
+    if post:
+        query = {"bool": {"must": [query], "filter": post["bool"]["filter"]}}
+    return {"query": query, "size": 0, "track_total_hits": 1}
+
+
+def scoring_query(plan: Plan, config: dict, fuzzy: bool = True) -> Query:
+    """The words, phrases and field clauses (required), closeness (rewarded), exclusions; no facet filters
+    (they go into post_filter). fuzzy=False: without the typo fallbacks."""
+    must: list[Query] = []
+    words = text_query(plan.text, config, fuzzy) if plan.text else None
+    if words:
+        must.append(words)
+    must += wq.phrase_clauses(list(plan.phrases), config)
+    must += [wq.field_clause(c, config) for c in plan.fields]
+    should = [b for b in [wq.proximity_boost(list(plan.proximity), config)] if b] if plan.proximity else []
+    must_not = wq.exclusion_clauses(list(plan.excluded), config)
+    if not must:
+        must = [{"match_all": {}}]
+    if len(must) == 1 and not should and not must_not:
+        return must[0]
+    query: Query = {"must": must}
+    if should:
+        query["should"] = should
+    if must_not:
+        query["must_not"] = must_not
+    return {"bool": query}
+
+
+# --- the words ----------------------------------------------------------------------------------------
+
+
+def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
+    """Each word one clause (named word:<i> when relaxed), `required` of them; with other_language, papers
+    in that language may match the concept groups instead."""
+    if not text.words:
+        return None
+    clauses = [_word_query(w, text, config, fuzzy) for w in text.words]
+    if text.relaxed:
+        clauses = [rx.named(c, rx.word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
+    as_typed = clauses[0] if len(clauses) == 1 else {"bool": {"should": clauses, "minimum_should_match": text.required}}
+    if not text.other_language:
+        return as_typed
+    groups = [concept_query(c, _all_of([_typed(w, text, config, fuzzy) for w in text.words[c.first:c.last + 1]]),
+                            config) for c in text.groups]
+    groups += [_inside_query(w, config) for w in text.words if w.inside]
+    others = [w for w in text.words if not (w.concept or w.inside)]
+    in_other_language: Query = {"bool": {
+        "must": groups,
+        "should": [wq.term_clause(w.text, config, fuzzy=False) for w in others],
+        "filter": [{"term": {concepts_config()["language_field"]: text.other_language}}],
+    }}
+    return {"bool": {"should": [as_typed, in_other_language], "minimum_should_match": 1}}
+
+
+def _typed(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+    return wq.term_clause(word.text, config, fuzzy and word.fuzzy, text.relaxed)
+
+
+def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+    typed = _typed(word, text, config, fuzzy)
+    if word.concept:
+        return concept_query(word.concept, typed, config, word.share)
+    if word.inside:
+        return {"bool": {"should": [typed, _inside_query(word, config)], "minimum_should_match": 1}}
+    return typed
+
+
+def _inside_query(word: Word, config: dict) -> Query:
+    """A long Chinese term's concepts: all of them, each as typed or as the concept."""
+    return _all_of([concept_query(c, wq.term_clause(c.typed, config, fuzzy=False), config) for c in word.inside])
+
+
+def _all_of(clauses: list[Query]) -> Query:
+    return clauses[0] if len(clauses) == 1 else {"bool": {"must": clauses}}
+
+
+# --- concepts (cross-lingual; see DECISIONS.md "Cross-lingual search") --------------------------------
+
+
+def form_fields(config: dict, language: str) -> dict[str, float]:
+    """Where a concept's other forms are searched: the paper's own text fields of one script. Not the
+    authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
+    as typed reach them)."""
+    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
+    return {name: boost for name, boost in config["query_fields"].items()
+            if name not in skipped and wq.is_chinese_field(name) == (language == "zh")}
+
+
+def form_phrases(concept: Concept, config: dict) -> list[Query]:
+    """Each form of the concept, in both languages, as a phrase on its language's fields."""
+    return [wq.phrase_clause(form, form_fields(config, language))
+            for language, forms in (("en", concept.en), ("zh", concept.zh)) for form in forms]
+
+
+def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1.0) -> Query:
+    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
+    alternative scores (dis_max), so a concept with many forms does not add up; `share`: the part of the
+    concept's weight this clause carries when the concept's words are several clauses."""
+    settings = config["cross_lingual"]
+    others = form_phrases(concept, config)
+    others.append({"terms": {concepts_config()["field"]: list(concept.ids), "boost": settings["concept_boost"]}})
+    alternative: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    if share != 1:
+        alternative["dis_max"]["boost"] = round(share, 4)
+    return {"dis_max": {"queries": [typed, alternative]}}
+
+
+# --- highlighting -------------------------------------------------------------------------------------
+
+
+def highlight_query(plan: Plan, config: dict) -> Query:
+    """What the page marks (see DECISIONS.md "Highlight without the typo fallback"): on a relaxed page any
+    of the words, phrases, field clauses and the concepts' other forms; else the search without its typo
+    fallbacks."""
+    if plan.tier != "relaxed" or not plan.highlight:
+        return scoring_query(plan, config, fuzzy=False)
+    hl = plan.highlight
+    others = wq.phrase_clauses(list(hl.phrases), config) + [wq.field_clause(c, config) for c in hl.fields]
+    others += [p for c in hl.forms for p in form_phrases(c, config)]
+    return rx.highlight_words(list(hl.words), others, config)
