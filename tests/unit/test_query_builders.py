@@ -9,6 +9,7 @@ from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
+from webapp.services import plan, render
 from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
 from webapp.services.facets import facets
@@ -259,17 +260,17 @@ def test_too_deep_asks_for_counts_only():
     assert not SearchParams(page=CONFIG["max_result_window"] // 10, size=10).is_too_deep(CONFIG["max_result_window"])
 
 
-def test_spelling_check_only_for_latin_words():
+def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
     assert rp.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
-    body = bodies.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG)
-    assert body["suggest"]["text"] == "diffsuion"
-    assert {s["term"]["field"] for k, s in body["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
-    known = body["aggs"][rp.KNOWN_WORDS_AGG]
-    assert "global" in known and "fuzziness" not in json.dumps(known)
-    assert "suggest" not in bodies.search_body(parse_query("模型"), SearchParams(), CONFIG)
-    # The relaxed request reuses the first one's check: the suggestions and word counts do not depend on the query.
-    relaxed = bodies.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, relaxed=True)
-    assert "suggest" not in relaxed and rp.KNOWN_WORDS_AGG not in relaxed["aggs"]
+    first = plan.first(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, [])
+    assert first.spelling == ("diffsuion",)
+    body = render.body(first, CONFIG)
+    assert "suggest" not in body and set(body["aggs"]) == {f["name"] for f in CONFIG["facets"]}
+    suggest, known = render.spelling_bodies(list(first.spelling), CONFIG)
+    assert suggest["suggest"]["text"] == "diffsuion" and suggest["size"] == 0
+    assert {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
+    assert known["track_total_hits"] == 1 and known["size"] == 0 and "fuzziness" not in json.dumps(known)
+    assert plan.first(parse_query("模型"), SearchParams(), CONFIG, []).spelling == ()
 
 
 def test_exists_body_includes_filters_and_counts_one_paper():
@@ -292,5 +293,9 @@ def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():
     assert any("fuzziness" in node for node in walk(body["query"]))
     highlight_query = body["highlight"]["highlight_query"]
     assert not any("fuzziness" in node for node in walk(highlight_query))
-    assert highlight_query == bodies.build_query(parsed, CONFIG, fuzzy=False)
+    # A lean query: the words on the highlighted fields, the phrase; no cross-field, closeness or concept clauses.
+    words, phrase = highlight_query["bool"]["should"]
+    assert words == {"multi_match": {"query": "diffusion transformer", "fields": render.highlighted_fields(CONFIG)}}
+    assert phrase["multi_match"]["type"] == "phrase" and phrase["multi_match"]["query"] == "video generation"
+    assert set(render.highlighted_fields(CONFIG)) >= set(CONFIG["highlight"]["fields"])
     assert body["highlight"]["encoder"] == "html"

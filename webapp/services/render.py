@@ -16,7 +16,7 @@ from webapp.services import facet_queries as fq
 from webapp.services import relaxation as rx
 from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
-from webapp.services.plan import Concept, Plan, Text, Word
+from webapp.services.plan import Concept, Highlight, Plan, Text, Word
 
 Query = dict[str, Any]
 
@@ -45,14 +45,20 @@ def body(plan: Plan, config: dict) -> Query:
     post = fq.post_filter(filters)
     if post:
         out["post_filter"] = post
-    if plan.count_as_typed:
-        out["aggs"][rx.AS_TYPED_AGG] = rx.as_typed_count(text_query(plan.count_as_typed, config),
-                                                          list(filters.values()))
-    if plan.spelling:
-        # Cheap, and saves a round trip when a correction is needed (DECISIONS.md "Web layer: …").
-        out["suggest"] = rp.spelling_suggest(list(plan.spelling), list(rp.SPELL_FIELDS))
-        out["aggs"][rp.KNOWN_WORDS_AGG] = rp.known_words_aggregation(list(plan.spelling), config)
     return out
+
+
+def count_as_typed(plan: Plan, config: dict) -> Query:
+    """The count beside the first request when its words may also be matched by concepts alone."""
+    if not plan.count_as_typed:
+        raise ValueError("this plan does not count the words as typed apart")
+    as_typed = text_query(plan.count_as_typed, config) or {"match_all": {}}
+    return rx.as_typed_count(as_typed, list(fq.facet_filters(plan.params, config).values()), config)
+
+
+def spelling_bodies(words: list[str], config: dict) -> list[Query]:
+    """The spelling suggestions for the words, then one "does any paper contain it" count per word."""
+    return [rp.spelling_request(words), *[rp.known_word_check(w, config) for w in words]]
 
 
 def _check_body(plan: Plan, config: dict) -> Query:
@@ -170,12 +176,32 @@ def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1
 
 
 def highlight_query(plan: Plan, config: dict) -> Query:
-    """What the page marks (see DECISIONS.md "Highlight without the typo fallback"): on a relaxed page any
-    of the words, phrases, field clauses and the concepts' other forms; else the search without its typo
-    fallbacks."""
-    if plan.tier != "relaxed" or not plan.highlight:
-        return scoring_query(plan, config, fuzzy=False)
-    hl = plan.highlight
-    others = wq.phrase_clauses(list(hl.phrases), config) + [wq.field_clause(c, config) for c in hl.fields]
-    others += [p for c in hl.forms for p in form_phrases(c, config)]
-    return rx.highlight_words(list(hl.words), others, config)
+    """What the page marks: any of the words, the phrases and field clauses, and the concepts' other forms,
+    each on the highlighted fields only. Not the search itself: its typo fallbacks would mark look-alikes
+    (DECISIONS.md "Highlight without the typo fallback"), and its cross-field, concept and closeness clauses
+    cost several times the whole search to highlight while marking the same words (DECISIONS.md "Search
+    cost: a lean highlight query")."""
+    hl = plan.highlight or Highlight(())
+    fields = highlighted_fields(config)
+    should: list[Query] = []
+    if hl.words:
+        should.append({"multi_match": {"query": " ".join(hl.words), "fields": fields}})
+    should += [wq.phrase_clause(p, fields) for p in hl.phrases]
+    should += [wq.field_clause(c, config) for c in hl.fields]
+    for concept in hl.forms:
+        for language, forms in (("en", concept.en), ("zh", concept.zh)):
+            on = [f for f in fields if wq.is_chinese_field(f) == (language == "zh") and f not in _author_fields(config)]
+            should += [wq.phrase_clause(form, on) for form in forms]
+    return {"bool": {"should": should}}
+
+
+def highlighted_fields(config: dict) -> list[str]:
+    """The fields the page shows marked, with the subfields whose matches they take (matched_fields)."""
+    out: dict[str, None] = {}
+    for name, spec in config["highlight"]["fields"].items():
+        out |= dict.fromkeys([name, *spec.get("matched_fields", [])])
+    return list(out)
+
+
+def _author_fields(config: dict) -> set[str]:
+    return set(config["field_aliases"]["author"])

@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 RELAXED, DID_YOU_MEAN = "relaxed", "did_you_mean"
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
+Spelled = tuple[frozenset[str], ParsedQuery | None]  # the words no paper contains; the query with them corrected
 
 @contextmanager
 def es_errors(alias: str, kind: str) -> Iterator[None]:
@@ -102,34 +103,36 @@ class SearchService:
         found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
                  if params.xl else [])
         always = self._profile_of_live_index() == "core"
-        response = self._search(self._body(plan.first(parsed, params, self.config, found, fuzzy=always,
-                                                      as_typed_fuzzy=always)))
+        first = plan.first(parsed, params, self.config, found, fuzzy=always, as_typed_fuzzy=always)
+        # On a core index the first request is typo-tolerant and may find enough papers for a misspelt word:
+        # its spelling is checked with it (DECISIONS.md "Search cost: the spelling check …").
+        response, as_typed, spelled = self._first(first, parsed, with_spelling=always)
         total = response["hits"]["total"]["value"]
-        as_typed = rx.as_typed_total(response, total)
         fallbacks: list[str] = []
         partial: PartialMatch | None = None
-        # Typo tolerance where it can help: on words no paper contains (all words on a core index).
-        words = rp.spelling_words(parsed.terms)
-        unknown = rp.unknown_words(words, response)
-        typos = True if always else wq.typo_words(parsed.terms, unknown, self.config)
-        # A "did you mean" from the first request's spelling check, confirmed by a search that must find
-        # something: sent with the relaxed request when there is one (DECISIONS.md "Web layer: …").
-        corrected = _corrected(parsed, words, response)
-        check = self._body(plan.check(corrected, params, self.config)) if corrected else None
-        if rx.should_relax(as_typed, parsed.terms, bool(typos), self.config):
-            relaxed, confirmed = self._relaxed(self._body(plan.relaxed(parsed, params, self.config, found, typos,
-                                                                       as_typed_fuzzy=always)), check)
-            if relaxed and relaxed["hits"]["total"]["value"] > total:
-                partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
-                response, total = relaxed, relaxed["hits"]["total"]["value"]
-                fallbacks.append(RELAXED)
-        else:
-            confirmed = self._finds_any(check) if check else False
-        window = self.config["max_result_window"]
-        too_deep = params.is_too_deep(window)
-        did_you_mean = corrected.to_string() if corrected and confirmed else None
+        did_you_mean: str | None = None
+        too_few = as_typed < self.config["relaxation"]["below"]
+        if too_few or (spelled and spelled[1]):
+            # Which words no paper contains, and their corrections; typo tolerance on those words (all words on
+            # a core index) and most of the words when too few were found; a correction is offered when it
+            # finds something.
+            unknown, corrected = spelled or self._spelling(parsed, list(first.spelling))
+            typos = True if always else wq.typo_words(parsed.terms, unknown, self.config)
+            check = self._body(plan.check(corrected, params, self.config)) if corrected else None
+            if too_few and rx.can_relax(parsed.terms, bool(typos)):
+                relaxed, confirmed = self._relaxed(self._body(plan.relaxed(parsed, params, self.config, found, typos,
+                                                                           as_typed_fuzzy=always)), check)
+                if relaxed and relaxed["hits"]["total"]["value"] > total:
+                    partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
+                    response, total = relaxed, relaxed["hits"]["total"]["value"]
+                    fallbacks.append(RELAXED)
+            else:
+                confirmed = self._finds_any(check) if check else False
+            did_you_mean = corrected.to_string() if corrected and confirmed else None
         if did_you_mean:
             fallbacks.append(DID_YOU_MEAN)
+        window = self.config["max_result_window"]
+        too_deep = params.is_too_deep(window)
         return SearchResult(
             params=params,
             total=total,
@@ -150,6 +153,44 @@ class SearchService:
             log.debug("search plan\n%s", plan.describe(p))
         return render.body(p, self.config)
 
+    def _first(self, p: plan.Plan, parsed: ParsedQuery, with_spelling: bool = False
+               ) -> tuple[dict, int, Spelled | None]:
+        """The first request; how many papers the words as typed find: its total, or, when concepts also let
+        papers in the other language in, a count of its own that stops at the ladder's threshold (all the
+        ladder needs to know); with_spelling, also the spelling check (_spelling) in the same _msearch."""
+        body = self._body(p)
+        spelling = render.spelling_bodies(list(p.spelling), self.config) if with_spelling and p.spelling else []
+        if not p.count_as_typed and not spelling:
+            response = self._search(body)
+            return response, response["hits"]["total"]["value"], None
+        count = [render.count_as_typed(p, self.config)] if p.count_as_typed else []
+        response, *rest = self._msearch([body, *count, *spelling], "search")
+        for item in (response, *rest[:len(count)]):
+            if "error" in item:
+                log.error("search failed: %s", item["error"])
+                raise (BadQuery("This query could not be run; please simplify it.")
+                       if item.get("status") == HTTPStatus.BAD_REQUEST else SearchUnavailable("search failed"))
+        as_typed = rest[0]["hits"]["total"]["value"] if count else response["hits"]["total"]["value"]
+        spelled = _spelled(parsed, list(p.spelling), rest[len(count):]) if spelling else None
+        return response, as_typed, spelled
+
+    def _spelling(self, parsed: ParsedQuery, words: list[str]) -> Spelled:
+        """The checked words no paper contains, and the query with those corrected (when the term suggesters
+        have a correction): a suggestion request and one count per word that stops at the first paper, in one
+        _msearch. A failed request or item counts as a known word / no suggestion (a correction is optional)."""
+        if not words:
+            return frozenset(), None
+        try:
+            responses = self._msearch(render.spelling_bodies(words, self.config), "spelling")
+        except (SearchUnavailable, BadQuery):
+            return frozenset(), None
+        return _spelled(parsed, words, responses)
+
+    def _msearch(self, bodies: list[dict], kind: str) -> list[dict]:
+        with es_errors(self.alias, kind):
+            answer = self.client.msearch(index=self.alias, searches=[x for b in bodies for x in ({}, b)]).body
+        return answer["responses"]
+
     def _relaxed(self, body: dict, check: dict | None) -> tuple[dict | None, bool]:
         """The relaxed search, or None when Elasticsearch refuses it (a pasted page of Chinese can exceed
         the clause limit twice over): the words as typed already have their results. With a did-you-mean
@@ -157,9 +198,7 @@ class SearchService:
         try:
             if check is None:
                 return self._search(body), False
-            with es_errors(self.alias, "msearch"):
-                answer = self.client.msearch(index=self.alias, searches=[{}, body, {}, check]).body
-            relaxed, checked = answer["responses"]
+            relaxed, checked = self._msearch([body, check], "msearch")
         except BadQuery:
             return None, False
         if "error" in relaxed and relaxed.get("status") != HTTPStatus.BAD_REQUEST:
@@ -270,10 +309,12 @@ class SearchService:
             return False
 
 
-def _corrected(parsed: ParsedQuery, words: list[str], response: dict) -> ParsedQuery | None:
-    """The query with its unknown words corrected, when the spelling check has a correction for any."""
-    corrections = _corrections(words, response)
-    return parsed.replace_terms(corrections) if corrections else None
+def _spelled(parsed: ParsedQuery, words: list[str], responses: list[dict]) -> Spelled:
+    """From the spelling check's answers (render.spelling_bodies): the unknown words, the corrected query."""
+    suggested, *checks = responses
+    unknown = frozenset(w for w, c in zip(words, checks, strict=True) if "error" not in c and not _found(c))
+    corrections = _corrections(unknown, suggested) if "error" not in suggested else {}
+    return unknown, parsed.replace_terms(corrections) if corrections else None
 
 
 def _found(response: dict) -> bool:
@@ -281,9 +322,8 @@ def _found(response: dict) -> bool:
     return "error" not in response and response["hits"]["total"]["value"] > 0
 
 
-def _corrections(words: list[str], response: dict) -> dict[str, str]:
+def _corrections(unknown: frozenset[str], response: dict) -> dict[str, str]:
     """word -> correction, for the query words no paper contains (best option over all spelling fields)."""
-    unknown = rp.unknown_words(words, response)
     best: dict[str, dict] = {}
     for entries in response.get("suggest", {}).values():
         for entry in entries:

@@ -1,7 +1,7 @@
 """The words of the search box as Elasticsearch clauses: each word across fields with its typo fallback,
-phrases, proximity, field clauses and exclusions. Pure functions over config/index.json; render.py
-assembles them as a plan (plan.py) says. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
-intervals queries, never query_string (see DECISIONS.md "User text never becomes query syntax").
+phrases, proximity, field clauses and exclusions. Pure functions over config/index.json; render.py assembles
+them as a plan (plan.py) says. User text only ever reaches Elasticsearch inside match / match_phrase /
+multi_match / intervals queries, never query_string (see DECISIONS.md "User text never becomes query syntax").
 """
 
 from __future__ import annotations
