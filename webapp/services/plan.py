@@ -93,6 +93,13 @@ class Plan:
     params: SearchParams = field(default_factory=SearchParams)
 
 
+    @property
+    def cacheable(self) -> bool:
+        """No words, only filters (the browse page, a topic's page): the same request for everyone, worth
+        Elasticsearch's shard request cache (DECISIONS.md "Search cost: the browse page is cached")."""
+        return not (self.text or self.phrases or self.fields or self.excluded)
+
+
 # --- making plans ---------------------------------------------------------------------------------------
 
 
@@ -172,7 +179,7 @@ def relaxed(parsed: ParsedQuery, params: SearchParams, config: dict, found: list
 def check(parsed: ParsedQuery, params: SearchParams, config: dict) -> Plan:
     """Whether a search (a corrected one: "did you mean") finds any paper under the page's filters."""
     return Plan("check", text(parsed.terms, [], config), tuple(parsed.phrases), _required_fields(parsed),
-                _excluded(parsed), proximity=_proximity(parsed.terms), params=params)
+                _excluded(parsed), params=params)
 
 
 def _required_fields(parsed: ParsedQuery) -> tuple[Clause, ...]:

@@ -27,7 +27,8 @@ def body(plan: Plan, config: dict) -> Query:
         return _check_body(plan, config)
     params = plan.params
     filters = fq.facet_filters(params, config)
-    query = scoring_query(plan, config)
+    window = _rescore_window(plan, config)
+    query = scoring_query(plan, config, closeness=not window)
     if plan.all_words:
         query = rx.ranked_all_words_first(
             query, text_query(plan.all_words, config), config,
@@ -45,7 +46,23 @@ def body(plan: Plan, config: dict) -> Query:
     post = fq.post_filter(filters)
     if post:
         out["post_filter"] = post
+    if window:
+        # Closeness only reorders: rewarded on the first results alone, by score (Elasticsearch takes no
+        # sort beside a rescore). See DECISIONS.md "Search cost: closeness rescores the first results".
+        del out["sort"]
+        out["rescore"] = {"window_size": window, "query": {
+            "rescore_query": wq.proximity_boost(list(plan.proximity), config),
+            "query_weight": 1, "rescore_query_weight": 1}}
     return out
+
+
+def _rescore_window(plan: Plan, config: dict) -> int:
+    """How many of the first results closeness reorders, when it is rewarded apart (0: in the query itself)."""
+    window = config.get("rescore_window", 0)
+    by_score = config["sorts"][plan.params.sort][:1] == [{"_score": "desc"}]
+    has_closeness = bool(plan.proximity) and wq.proximity_boost(list(plan.proximity), config) is not None
+    pageful = plan.params.size and not plan.params.is_too_deep(config["max_result_window"])
+    return window if window and by_score and has_closeness and pageful else 0
 
 
 def count_as_typed(plan: Plan, config: dict) -> Query:
@@ -70,16 +87,18 @@ def _check_body(plan: Plan, config: dict) -> Query:
     return {"query": query, "size": 0, "track_total_hits": 1}
 
 
-def scoring_query(plan: Plan, config: dict, fuzzy: bool = True) -> Query:
+def scoring_query(plan: Plan, config: dict, fuzzy: bool = True, closeness: bool = True) -> Query:
     """The words, phrases and field clauses (required), closeness (rewarded), exclusions; no facet filters
-    (they go into post_filter). fuzzy=False: without the typo fallbacks."""
+    (they go into post_filter). fuzzy=False: without the typo fallbacks; closeness=False: without the
+    closeness reward (a rescore adds it)."""
     must: list[Query] = []
     words = text_query(plan.text, config, fuzzy) if plan.text else None
     if words:
         must.append(words)
     must += wq.phrase_clauses(list(plan.phrases), config)
     must += [wq.field_clause(c, config) for c in plan.fields]
-    should = [b for b in [wq.proximity_boost(list(plan.proximity), config)] if b] if plan.proximity else []
+    boost = wq.proximity_boost(list(plan.proximity), config) if closeness and plan.proximity else None
+    should = [boost] if boost else []
     must_not = wq.exclusion_clauses(list(plan.excluded), config)
     if not must:
         must = [{"match_all": {}}]
@@ -149,8 +168,9 @@ def form_fields(config: dict, language: str) -> dict[str, float]:
     authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
     as typed reach them)."""
     skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
+    only = config["cross_lingual"].get("form_fields")  # else every text field: the tag stands in for the others
     return {name: boost for name, boost in config["query_fields"].items()
-            if name not in skipped and wq.is_chinese_field(name) == (language == "zh")}
+            if name not in skipped and wq.is_chinese_field(name) == (language == "zh") and (not only or name in only)}
 
 
 def form_phrases(concept: Concept, config: dict) -> list[Query]:

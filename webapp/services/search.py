@@ -161,7 +161,7 @@ class SearchService:
         body = self._body(p)
         spelling = render.spelling_bodies(list(p.spelling), self.config) if with_spelling and p.spelling else []
         if not p.count_as_typed and not spelling:
-            response = self._search(body)
+            response = self._search(body, cache=p.cacheable)
             return response, response["hits"]["total"]["value"], None
         count = [render.count_as_typed(p, self.config)] if p.count_as_typed else []
         response, *rest = self._msearch([body, *count, *spelling], "search")
@@ -228,9 +228,11 @@ class SearchService:
             self._profile = (time.monotonic(), profile)
         return profile
 
-    def _search(self, body: dict) -> dict:
+    def _search(self, body: dict, cache: bool = False) -> dict:
+        """One search; `cache`: kept in the shard request cache (only requests without words: the browse page
+        and filter-only pages are the same for everyone, and pages of hits are not cached by default)."""
         with es_errors(self.alias, "search"):
-            return self.client.search(index=self.alias, body=body).body
+            return self.client.search(index=self.alias, body=body, request_cache=True if cache else None).body
 
     def _finds_any(self, check: dict) -> bool:
         """Whether a did-you-mean check finds a paper; False when it fails (a suggestion is optional)."""
