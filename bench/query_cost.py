@@ -38,7 +38,7 @@ import orjson
 
 from bench.common import RESULTS_DIR, ROOT, VENV_BIN, WEB_USER, delete_indices, ensure_node, es_url, log, machine
 from bench.common import session as es_session
-from bench.processes import cpu_seconds, es_process
+from bench.processes import cpu_seconds_exact, es_process
 from bench.search_mix import QUERY_MIX, Request, service_requests
 
 ALIAS = "papersbench_cost_"
@@ -75,8 +75,9 @@ def _uncached(request: Request) -> tuple[str, bytes, str]:
     if isinstance(request.body, list):
         lines = [({**line, "request_cache": False} if i % 2 == 0 else line) for i, line in enumerate(request.body)]
         return request.path, b"".join(orjson.dumps(line) + b"\n" for line in lines), "application/x-ndjson"
-    sep = "&" if "?" in request.path else "?"
-    return f"{request.path}{sep}request_cache=false", orjson.dumps(request.body), "application/json"
+    path, _, query = request.path.partition("?")
+    kept = [p for p in query.split("&") if p and not p.startswith("request_cache=")]
+    return f"{path}?{'&'.join([*kept, 'request_cache=false'])}", orjson.dumps(request.body), "application/json"
 
 
 class Replayer:
@@ -100,10 +101,10 @@ class Replayer:
         return total
 
     def measure(self, requests: list[Request], repeats: int) -> dict[str, float | None]:
-        before = cpu_seconds(self.node)
+        before = cpu_seconds_exact(self.node)
         took = [self.took(requests) for _ in range(repeats)]
-        after = cpu_seconds(self.node)
-        cpu = None if before is None or after is None else round((after - before) / repeats * 1000, 1)
+        after = cpu_seconds_exact(self.node)
+        cpu = None if before is None or after is None else round((after - before) / repeats * 1000, 2)
         return {"took_ms": statistics.median(took), "cpu_ms": cpu}
 
 

@@ -372,7 +372,7 @@ def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_th
     assert found.total >= 3 and found.did_you_mean is None
     assert result.did_you_mean == "diffusion"
     requests = [p for p in sent if p != "_mapping"]
-    if service._profile_of_live_index() == "core":
+    if service.live_index().profile == "core":
         # Typo-tolerant from the first request, which may find enough for a misspelt word: the spelling check
         # rides with it; nothing to relax, the correction is checked alone.
         assert enough == ["_msearch"]

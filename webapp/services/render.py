@@ -36,7 +36,7 @@ def body(plan: Plan, config: dict) -> Query:
     out: Query = {
         "query": query,
         "aggs": fq.aggregations(config, filters),
-        "sort": rp.sort_clause(params.sort, config),
+        "sort": _sort(plan, config),
         "track_total_hits": True,
         "_source": {"excludes": [config["suggest_field"]]},
         **rp.pagination(params, config),
@@ -54,6 +54,42 @@ def body(plan: Plan, config: dict) -> Query:
             "rescore_query": wq.proximity_boost(list(plan.proximity), config),
             "query_weight": 1, "rescore_query_weight": 1}}
     return out
+
+
+def hits_body(plan: Plan, config: dict) -> Query:
+    """A results page without its facets (an index above large_index.above papers, whose facets come in a
+    request of their own: facets_body): the filters in the query, since no aggregation needs them left out,
+    and the total counted as far as pages go (max_result_window), so Elasticsearch can skip what cannot make
+    the page."""
+    out = body(plan, config)
+    out.pop("aggs", None)
+    post = out.pop("post_filter", None)
+    if post:
+        out["query"] = {"bool": {"must": [out["query"]], "filter": post["bool"]["filter"]}}
+    out["track_total_hits"] = config["max_result_window"]
+    return out
+
+
+SAMPLE_AGG = "sample"
+SAMPLE_SEED = 20261201  # the same sample for the same search, page after page
+
+
+def facets_body(plan: Plan, config: dict, probability: float = 1.0) -> Query:
+    """The facets of a results page on their own: what the search matches (no scores, no closeness or tiers:
+    they only order), each facet's aggregation; counted on a random sample of the matches when probability
+    < 1 (Elasticsearch's random_sampler, whose counts are scaled estimates)."""
+    aggs = fq.aggregations(config, fq.facet_filters(plan.params, config))
+    if probability < 1:
+        aggs = {SAMPLE_AGG: {"random_sampler": {"probability": probability, "seed": SAMPLE_SEED}, "aggs": aggs}}
+    query = scoring_query(plan, config, closeness=False)
+    return {"size": 0, "track_total_hits": False, "query": {"constant_score": {"filter": query}}, "aggs": aggs}
+
+
+def _sort(plan: Plan, config: dict) -> list[Query]:
+    """The configured sort; without words every paper scores the same, so a score sort is its tie-breaks
+    alone, which Elasticsearch can skip through (numeric sorts) instead of visiting every paper."""
+    sort = rp.sort_clause(plan.params.sort, config)
+    return [s for s in sort if s != {"_score": "desc"}] or sort if plan.cacheable else sort
 
 
 def _rescore_window(plan: Plan, config: dict) -> int:

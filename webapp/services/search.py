@@ -8,23 +8,13 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from dataclasses import dataclass
 from http import HTTPStatus
 
-from elasticsearch import (
-    ApiError,
-    AuthenticationException,
-    AuthorizationException,
-    BadRequestError,
-    Elasticsearch,
-    NotFoundError,
-    TransportError,
-)
+from elasticsearch import Elasticsearch
 
 from papersearch import concepts, index_definition
 from papersearch.taxonomy import Taxonomy
-from webapp import metrics
 from webapp.domain import (
     BadQuery,
     Expansion,
@@ -33,17 +23,17 @@ from webapp.domain import (
     SearchParams,
     SearchResult,
     SearchUnavailable,
-    Suggestion,
 )
 from webapp.services import expansion as xp
 from webapp.services import plan, render
 from webapp.services import relaxation as rx
-from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
 from webapp.services.concept_suggest import ConceptSuggester
+from webapp.services.es_errors import es_errors
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
 from webapp.services.labels import TopicLabels
+from webapp.services.papers import PaperLookups
 from webapp.services.query_parser import ParsedQuery, parse_query
 
 log = logging.getLogger(__name__)
@@ -51,36 +41,16 @@ log = logging.getLogger(__name__)
 # Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
 # the words (the relaxation ladder's last step), a correction offered.
 RELAXED, DID_YOU_MEAN = "relaxed", "did_you_mean"
-CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
-PROFILE_TTL = 60.0  # seconds: how long the live index's analysis profile is trusted after a look-up
+LIVE_TTL = 60.0  # seconds: how long what is known of the live index (profile, papers) is trusted
 Spelled = tuple[frozenset[str], ParsedQuery | None]  # the words no paper contains; the query with them corrected
 
-@contextmanager
-def es_errors(alias: str, kind: str) -> Iterator[None]:
-    """Translate client errors into the two errors the controllers know; time the request(s) as `kind`
-    (the label of papersearch_es_request_duration_seconds)."""
-    try:
-        with metrics.es_request(kind):
-            yield
-    except NotFoundError as exc:
-        log.error("alias %s not found: %s", alias, exc)
-        raise SearchUnavailable(f"the index {alias!r} does not exist") from exc
-    except BadRequestError as exc:
-        log.warning("query rejected by Elasticsearch: %s", exc)
-        raise BadQuery("This query could not be run; please simplify it.") from exc
-    except (AuthenticationException, AuthorizationException) as exc:
-        log.error("search identity refused: %s", exc)
-        raise SearchUnavailable("search is misconfigured") from exc
-    except ApiError as exc:
-        # 5xx and anything else unexpected from the cluster (e.g. 429 when overloaded).
-        log.error("search failed: %s", exc)
-        raise SearchUnavailable("search failed") from exc
-    except TransportError as exc:  # ConnectionError, ConnectionTimeout, SSLError, ...
-        log.error("cluster unreachable: %s", exc)
-        raise SearchUnavailable("search is unavailable") from exc
 
+@dataclass(frozen=True)
+class LiveIndex:
+    profile: str | None = None  # analysis profile: "plugin", "core"
+    papers: int = 0
 
-class SearchService:
+class SearchService(PaperLookups):
     def __init__(self, client: Elasticsearch, alias: str, config: dict | None = None,
                  taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None) -> None:
         self.client = client
@@ -93,7 +63,7 @@ class SearchService:
         self.labels = TopicLabels(self.taxonomy)
         self.matcher = matcher or concepts.matcher()  # config/concepts.tsv, read once per process
         self.concept_suggester = ConceptSuggester(self.matcher.glossary)
-        self._profile: tuple[float, str | None] = (0.0, None)
+        self._live: tuple[float, LiveIndex] = (0.0, LiveIndex())
 
     # --- search ------------------------------------------------------------------------------------
 
@@ -102,12 +72,13 @@ class SearchService:
         xl = self.config["cross_lingual"]
         found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
                  if params.xl else [])
-        always = self._profile_of_live_index() == "core"
-        first = plan.first(parsed, params, self.config, found, fuzzy=always, as_typed_fuzzy=always)
+        live = self.live_index()
+        always = live.profile == "core"
+        big = live.papers > self.config["large_index"]["above"]  # facets apart (render.hits_body, facets_body)
+        shown = first = plan.first(parsed, params, self.config, found, fuzzy=always, as_typed_fuzzy=always)
         # On a core index the first request is typo-tolerant and may find enough papers for a misspelt word:
-        # its spelling is checked with it (DECISIONS.md "Search cost: the spelling check …").
-        response, as_typed, spelled = self._first(first, parsed, with_spelling=always)
-        total = response["hits"]["total"]["value"]
+        # its spelling is checked with it (DECISIONS.md "Search cost: the spelling check only when it can help").
+        response, as_typed, spelled = self._first(first, parsed, big, with_spelling=always)
         fallbacks: list[str] = []
         partial: PartialMatch | None = None
         did_you_mean: str | None = None
@@ -120,45 +91,62 @@ class SearchService:
             typos = True if always else wq.typo_words(parsed.terms, unknown, self.config)
             check = self._body(plan.check(corrected, params, self.config)) if corrected else None
             if too_few and rx.can_relax(parsed.terms, bool(typos)):
-                relaxed, confirmed = self._relaxed(self._body(plan.relaxed(parsed, params, self.config, found, typos,
-                                                                           as_typed_fuzzy=always)), check)
-                if relaxed and relaxed["hits"]["total"]["value"] > total:
+                wider = plan.relaxed(parsed, params, self.config, found, typos, as_typed_fuzzy=always)
+                relaxed, confirmed = self._relaxed(self._body(wider, big), check)
+                if relaxed and _more(relaxed, response):
                     partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
-                    response, total = relaxed, relaxed["hits"]["total"]["value"]
+                    response, shown = relaxed, wider
                     fallbacks.append(RELAXED)
             else:
                 confirmed = self._finds_any(check) if check else False
             did_you_mean = corrected.to_string() if corrected and confirmed else None
         if did_you_mean:
             fallbacks.append(DID_YOU_MEAN)
+        total = response["hits"]["total"]
+        aggregations, sampled = self._facets(shown, total, live) if big else (response.get("aggregations", {}), False)
         window = self.config["max_result_window"]
         too_deep = params.is_too_deep(window)
         return SearchResult(
             params=params,
-            total=total,
+            total=total["value"],
+            total_is_exact=total["relation"] == "eq",
             took_ms=response.get("took", 0),
             hits=[] if too_deep else [self._hit(h, parsed, partial) for h in response["hits"]["hits"]],
-            facets=facets(response.get("aggregations", {}), params, self.config, self.labels),
+            facets=facets(aggregations, params, self.config, self.labels),
+            facets_are_estimates=sampled,
             did_you_mean=did_you_mean,
             partial_match=partial,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
                                   forms=[*e.en, *e.zh]) for e in found],
-            page_count=params.page_count(total, window),
+            page_count=params.page_count(total["value"], window),
             too_deep=too_deep,
             fallbacks=fallbacks,
         )
 
-    def _body(self, p: plan.Plan) -> dict:
+    def _facets(self, shown: plan.Plan, total: dict, live: LiveIndex) -> tuple[dict, bool]:
+        """The facets of the page shown, in a request of their own (an index above large_index.above papers):
+        exact when the search matches fewer than max_result_window papers, else estimated from a random
+        sample of about large_index.sample papers of the index. Whether they are estimates."""
+        settings = self.config["large_index"]
+        exact = total["relation"] == "eq" or live.papers <= settings["sample"]
+        probability = 1.0 if exact else min(0.5, settings["sample"] / live.papers)
+        with es_errors(self.alias, "facets"):
+            answer = self.client.search(index=self.alias, body=render.facets_body(shown, self.config, probability)).body
+        aggregations = answer.get("aggregations", {})
+        return (aggregations, False) if exact else (aggregations.get(render.SAMPLE_AGG, {}), True)
+
+    def _body(self, p: plan.Plan, big: bool = False) -> dict:
+        """The plan's request (logged at DEBUG): a whole results page, or on a large index its hits only."""
         if log.isEnabledFor(logging.DEBUG):
             log.debug("search plan\n%s", plan.describe(p))
-        return render.body(p, self.config)
+        return render.hits_body(p, self.config) if big and p.tier != "check" else render.body(p, self.config)
 
-    def _first(self, p: plan.Plan, parsed: ParsedQuery, with_spelling: bool = False
+    def _first(self, p: plan.Plan, parsed: ParsedQuery, big: bool, with_spelling: bool = False
                ) -> tuple[dict, int, Spelled | None]:
         """The first request; how many papers the words as typed find: its total, or, when concepts also let
         papers in the other language in, a count of its own that stops at the ladder's threshold (all the
         ladder needs to know); with_spelling, also the spelling check (_spelling) in the same _msearch."""
-        body = self._body(p)
+        body = self._body(p, big)
         spelling = render.spelling_bodies(list(p.spelling), self.config) if with_spelling and p.spelling else []
         if not p.count_as_typed and not spelling:
             response = self._search(body, cache=p.cacheable)
@@ -216,17 +204,21 @@ class SearchService:
         hit.missing = rx.missing_words(matched, parsed.terms) if partial else []
         return hit
 
-    def _profile_of_live_index(self) -> str | None:
-        checked, profile = self._profile
-        if time.monotonic() - checked > PROFILE_TTL:
+    def live_index(self) -> LiveIndex:
+        """The live index's analysis profile and size, looked up at most once a minute per process; not kept
+        when the cluster does not answer (the search itself then reports the outage)."""
+        checked, live = self._live
+        if time.monotonic() - checked > LIVE_TTL:
             try:
                 with es_errors(self.alias, "mapping"):
                     mappings = self.client.indices.get_mapping(index=self.alias).body
-                profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
+                    papers = self.client.count(index=self.alias).body["count"]
             except SearchUnavailable:
-                return None  # not cached: the search itself reports the outage
-            self._profile = (time.monotonic(), profile)
-        return profile
+                return LiveIndex()
+            profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
+            live = LiveIndex(profile, papers)
+            self._live = (time.monotonic(), live)
+        return live
 
     def _search(self, body: dict, cache: bool = False) -> dict:
         """One search; `cache`: kept in the shard request cache (only requests without words: the browse page
@@ -242,74 +234,6 @@ class SearchService:
         except (SearchUnavailable, BadQuery):
             return False
 
-    # --- single papers -----------------------------------------------------------------------------
-
-    def get_paper(self, paper_id: str) -> Hit | None:
-        """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
-        with es_errors(self.alias, "get"):
-            response = self.client.search(
-                index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                source_excludes=[self.config["suggest_field"]],
-            ).body
-        hits = response["hits"]["hits"]
-        return to_hit(hits[0], self.labels, full_abstract=True) if hits else None
-
-    def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
-        """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
-        with es_errors(self.alias, "mlt"):  # the liked paper's index, then more_like_this
-            index = self._index_of(paper_id)
-            if index is None:
-                return []
-            response = self.client.search(
-                index=self.alias, query=rp.more_like_this(index, paper_id, self.config), size=size,
-                source_excludes=[self.config["suggest_field"]],
-            ).body
-        return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
-
-    def _index_of(self, paper_id: str) -> str | None:
-        # more_like_this needs the concrete index of the liked document (the alias may span versions).
-        response = self.client.search(index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                                      source=False).body
-        hits = response["hits"]["hits"]
-        return hits[0]["_index"] if hits else None
-
-    # --- autocomplete ------------------------------------------------------------------------------
-
-    def suggest(self, prefix: str, size: int = 8) -> list[Suggestion]:
-        """Glossary concepts in both languages, then title and author completions, without repeats."""
-        prefix = prefix[:self.prefix_limit]
-        if not prefix:
-            return []
-        out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
-                                 for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
-        with es_errors(self.alias, "suggest"):
-            response = self.client.search(
-                index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
-                source=["authors", "title", "title_zh", "heading"],
-            ).body
-        seen: set[tuple[str, str]] = set()
-        for entry in response.get("suggest", {}).get("paper", []):
-            for option in entry.get("options", []):
-                text = option["text"]
-                source = option.get("_source", {})
-                kind = "author" if text in (source.get("authors") or []) else "title"
-                key = (kind, text.casefold())
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append(Suggestion(text=text, kind=kind, id=option.get("_id") if kind == "title" else None))
-        return out[:size]
-
-    # --- health ------------------------------------------------------------------------------------
-
-    def ready(self) -> bool:
-        """The cluster answers and the alias exists (GET / is not allowed on every distribution)."""
-        try:
-            return bool(self.client.indices.exists_alias(name=self.alias))
-        except (ApiError, TransportError) as exc:
-            log.warning("readiness check failed: %s", exc)
-            return False
-
 
 def _spelled(parsed: ParsedQuery, words: list[str], responses: list[dict]) -> Spelled:
     """From the spelling check's answers (render.spelling_bodies): the unknown words, the corrected query."""
@@ -317,6 +241,13 @@ def _spelled(parsed: ParsedQuery, words: list[str], responses: list[dict]) -> Sp
     unknown = frozenset(w for w, c in zip(words, checks, strict=True) if "error" not in c and not _found(c))
     corrections = _corrections(unknown, suggested) if "error" not in suggested else {}
     return unknown, parsed.replace_terms(corrections) if corrections else None
+
+
+def _more(relaxed: dict, first: dict) -> bool:
+    """Whether the relaxed request found more papers (when both totals stop at the count limit, it is shown:
+    the words as typed found too few in their own language)."""
+    a, b = relaxed["hits"]["total"], first["hits"]["total"]
+    return a["value"] > b["value"] or a["relation"] == b["relation"] == "gte"
 
 
 def _found(response: dict) -> bool:
