@@ -430,3 +430,13 @@ def test_unreachable_cluster():
     assert not dead.ready()
     with pytest.raises(SearchUnavailable):
         dead.search(SearchParams(q="x"))
+
+
+def test_one_time_budget_for_all_of_a_search(cluster, papers_alias: str):
+    """The webapp gives a whole search one budget: requests are sent with what is left of it as their timeout,
+    and none once it is spent (a frozen cluster costs a visitor one budget, not one per round trip)."""
+    generous = SearchService(cluster.client("web"), papers_alias, budget=30.0)
+    assert generous.search(SearchParams(q="diffsuion")).did_you_mean == "diffusion"  # several round trips fit
+    spent = SearchService(cluster.client("web"), papers_alias, budget=0.01)
+    with pytest.raises(SearchUnavailable):
+        spent.search(SearchParams(q="diffusion"))

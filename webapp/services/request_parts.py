@@ -42,10 +42,11 @@ def spelling_words(terms: list[str]) -> list[str]:
 
 
 def spelling_suggest(words: list[str], fields: list[str]) -> Query:
-    """Term suggesters (one per field) proposing real words near each query word."""
+    """Term suggesters (one per field) proposing real words near each query word the field lacks: only words
+    no paper contains are corrected, so a field's suggester need not look for words it has ("missing")."""
     return {
         "text": " ".join(words),
-        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "always", "min_word_length": SPELL_MIN_LENGTH,
+        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "missing", "min_word_length": SPELL_MIN_LENGTH,
                                    "max_edits": 2, "size": 3}}
            for i, field in enumerate(fields)},
     }

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
 from http import HTTPStatus
 
@@ -42,6 +43,8 @@ log = logging.getLogger(__name__)
 # the words (the relaxation ladder's last step), a correction offered.
 RELAXED, DID_YOU_MEAN = "relaxed", "did_you_mean"
 LIVE_TTL = 60.0  # seconds: how long what is known of the live index (profile, papers) is trusted
+MIN_REQUEST_TIME = 0.05  # seconds: with less of the budget left, a request is not worth sending
+_deadline: ContextVar[float | None] = ContextVar("search_deadline", default=None)
 Spelled = tuple[frozenset[str], ParsedQuery | None]  # the words no paper contains; the query with them corrected
 
 
@@ -52,8 +55,13 @@ class LiveIndex:
 
 class SearchService(PaperLookups):
     def __init__(self, client: Elasticsearch, alias: str, config: dict | None = None,
-                 taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None) -> None:
+                 taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None,
+                 budget: float | None = None) -> None:
         self.client = client
+        # Seconds for all of one search's requests together (None: each request has the client's timeout), so
+        # a slow or frozen cluster costs a visitor one budget, not one per round trip (DECISIONS.md "Search
+        # cost: one time budget per search").
+        self.budget = budget
         self.alias = alias
         self.config = config or index_definition.search_config()
         # Completions are indexed from the first max_input_length characters: a longer prefix cannot match more.
@@ -68,6 +76,7 @@ class SearchService(PaperLookups):
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams) -> SearchResult:
+        _deadline.set(time.monotonic() + self.budget if self.budget else None)
         parsed = parse_query(params.q)
         xl = self.config["cross_lingual"]
         found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
@@ -131,7 +140,7 @@ class SearchService(PaperLookups):
         exact = total["relation"] == "eq" or live.papers <= settings["sample"]
         probability = 1.0 if exact else min(0.5, settings["sample"] / live.papers)
         with es_errors(self.alias, "facets"):
-            answer = self.client.search(index=self.alias, body=render.facets_body(shown, self.config, probability)).body
+            answer = self._es().search(index=self.alias, body=render.facets_body(shown, self.config, probability)).body
         aggregations = answer.get("aggregations", {})
         return (aggregations, False) if exact else (aggregations.get(render.SAMPLE_AGG, {}), True)
 
@@ -176,7 +185,7 @@ class SearchService(PaperLookups):
 
     def _msearch(self, bodies: list[dict], kind: str) -> list[dict]:
         with es_errors(self.alias, kind):
-            answer = self.client.msearch(index=self.alias, searches=[x for b in bodies for x in ({}, b)]).body
+            answer = self._es().msearch(index=self.alias, searches=[x for b in bodies for x in ({}, b)]).body
         return answer["responses"]
 
     def _relaxed(self, body: dict, check: dict | None) -> tuple[dict | None, bool]:
@@ -204,6 +213,17 @@ class SearchService(PaperLookups):
         hit.missing = rx.missing_words(matched, parsed.terms) if partial else []
         return hit
 
+    def _es(self) -> Elasticsearch:
+        """The client, with what is left of this search's time budget as its timeout."""
+        deadline = _deadline.get()
+        if deadline is None:
+            return self.client
+        left = deadline - time.monotonic()
+        if left <= MIN_REQUEST_TIME:
+            log.error("search budget of %.1f s used up", self.budget or 0)
+            raise SearchUnavailable("search is too slow right now")
+        return self.client.options(request_timeout=left)
+
     def live_index(self) -> LiveIndex:
         """The live index's analysis profile and size, looked up at most once a minute per process; not kept
         when the cluster does not answer (the search itself then reports the outage)."""
@@ -211,8 +231,8 @@ class SearchService(PaperLookups):
         if time.monotonic() - checked > LIVE_TTL:
             try:
                 with es_errors(self.alias, "mapping"):
-                    mappings = self.client.indices.get_mapping(index=self.alias).body
-                    papers = self.client.count(index=self.alias).body["count"]
+                    mappings = self._es().indices.get_mapping(index=self.alias).body
+                    papers = self._es().count(index=self.alias).body["count"]
             except SearchUnavailable:
                 return LiveIndex()
             profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
@@ -224,13 +244,13 @@ class SearchService(PaperLookups):
         """One search; `cache`: kept in the shard request cache (only requests without words: the browse page
         and filter-only pages are the same for everyone, and pages of hits are not cached by default)."""
         with es_errors(self.alias, "search"):
-            return self.client.search(index=self.alias, body=body, request_cache=True if cache else None).body
+            return self._es().search(index=self.alias, body=body, request_cache=True if cache else None).body
 
     def _finds_any(self, check: dict) -> bool:
         """Whether a did-you-mean check finds a paper; False when it fails (a suggestion is optional)."""
         try:
             with es_errors(self.alias, "count"):
-                return _found(self.client.search(index=self.alias, body=check).body)
+                return _found(self._es().search(index=self.alias, body=check).body)
         except (SearchUnavailable, BadQuery):
             return False
 
