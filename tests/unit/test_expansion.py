@@ -97,8 +97,9 @@ def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as
     assert "title" in english_fields and "abstract" in english_fields
     assert not any(wq.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
     assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
-    assert concept["queries"][-1] == {"terms": {"concepts": ["contrastive_learning"],
-                                                "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+    # The tag, scored by the concept's rarity (a term query on a keyword field: idf × concept_boost)
+    assert concept["queries"][-1] == {"term": {"concepts": {"value": "contrastive_learning",
+                                                            "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
     assert "boost" not in concept  # one word carries the whole concept
 
 

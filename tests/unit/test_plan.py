@@ -77,16 +77,6 @@ def test_only_requests_without_words_are_cached():
     assert not planned('author:"Søren Hauberg"').cacheable
 
 
-def test_concept_forms_only_on_the_configured_fields(matcher):
-    config = copy.deepcopy(CONFIG)
-    config["cross_lingual"]["form_fields"] = ["title", "title_zh"]
-    assert render.form_fields(config, "en") == {"title": CONFIG["query_fields"]["title"]}
-    assert set(render.form_fields(CONFIG, "en")) >= {"title", "abstract"}  # default: every text field
-    concept = planned("对比学习", matcher).text.words[0].concept
-    phrases = render.form_phrases(concept, config)
-    assert phrases and all(len(p["multi_match"]["fields"]) == 1 for p in phrases)
-
-
 def test_the_did_you_mean_check_counts_without_scoring_clauses():
     check = render.body(plan.check(parse_query("graph networks"), SearchParams(), CONFIG), CONFIG)
     assert check["size"] == 0 and check["track_total_hits"] == 1

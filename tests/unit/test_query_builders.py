@@ -43,7 +43,8 @@ def test_boosted_fields_come_from_config():
 
 def test_short_term_is_one_multi_match_scored_across_fields():
     assert wq.term_clause("gan", CONFIG) == {"multi_match": {
-        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
+        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and",
+        "tie_breaker": CONFIG["word_tie_breaker"],
         "zero_terms_query": "all"}}
 
 

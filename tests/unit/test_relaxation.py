@@ -9,6 +9,7 @@ import pytest
 
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
+from webapp.services import plan, render
 from webapp.services import relaxation as rx
 from webapp.services import word_queries as wq
 from webapp.services.query_parser import parse_query
@@ -50,7 +51,9 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
     assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG["relaxation"]["all_words_typos_boost"],
                                             "_name": rx.ALL_WORDS_TYPOS_QUERY}}
     assert 0 < typo_tier["constant_score"]["boost"] < BOOST
-    assert relaxed == bodies.build_query(parsed, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
+    wider = plan.relaxed(parsed, params, CONFIG, [], frozenset({"lookaheda-bounded"}))
+    assert relaxed == render.scoring_query(wider, CONFIG, closeness=False)  # closeness: the rescore's
+    assert body["rescore"]["query"]["rescore_query"] == wq.proximity_boost(parsed.terms, CONFIG)
     assert body["post_filter"] == {"bool": {"filter": [{"terms": {"year": ["2020"]}}]}}
     # highlighting marks any of the words (a partial match has only some), and the phrase; never the typo
     # fallback nor the excluded word
@@ -71,7 +74,7 @@ def test_typo_tolerance_only_for_unknown_words():
 def test_strict_body_has_no_tier():
     body = bodies.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
     assert rx.ALL_WORDS_QUERY not in json.dumps(body)
-    assert body["query"]["bool"]["must"][0]["bool"]["minimum_should_match"] == "100%"
+    assert body["query"]["bool"]["minimum_should_match"] == "100%"  # the words; closeness is the rescore's
 
 
 def test_named_keeps_the_query():

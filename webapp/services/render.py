@@ -202,11 +202,11 @@ def _all_of(clauses: list[Query]) -> Query:
 def form_fields(config: dict, language: str) -> dict[str, float]:
     """Where a concept's other forms are searched: the paper's own text fields of one script. Not the
     authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
-    as typed reach them)."""
+    as typed reach them). Forms on titles alone would be cheaper, but lose the papers whose abstract names a
+    concept only inside a longer one, untagged (DECISIONS.md "Search cost: concepts …")."""
     skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
-    only = config["cross_lingual"].get("form_fields")  # else every text field: the tag stands in for the others
     return {name: boost for name, boost in config["query_fields"].items()
-            if name not in skipped and wq.is_chinese_field(name) == (language == "zh") and (not only or name in only)}
+            if name not in skipped and wq.is_chinese_field(name) == (language == "zh")}
 
 
 def form_phrases(concept: Concept, config: dict) -> list[Query]:
@@ -221,11 +221,21 @@ def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1
     concept's weight this clause carries when the concept's words are several clauses."""
     settings = config["cross_lingual"]
     others = form_phrases(concept, config)
-    others.append({"terms": {concepts_config()["field"]: list(concept.ids), "boost": settings["concept_boost"]}})
+    others.append(concept_tag(concept, settings))
     alternative: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
     if share != 1:
         alternative["dis_max"]["boost"] = round(share, 4)
     return {"dis_max": {"queries": [typed, alternative]}}
+
+
+def concept_tag(concept: Concept, settings: dict) -> Query:
+    """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
+    BM25 without term frequency or length, i.e. idf × concept_boost (a constant score, as before, ranked
+    papers tagged only in their abstract below words typed in the wrong language: DECISIONS.md "Search cost:
+    …")."""
+    field, boost = concepts_config()["field"], settings["concept_boost"]
+    tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
+    return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}
 
 
 # --- highlighting -------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ def term_clause(term: str, config: dict, fuzzy: Fuzzy = True, relaxed: bool = Fa
     exact: Query = {
         "multi_match": {
             "query": term, "type": "cross_fields", "fields": boosted(config["query_fields"]),
-            "operator": "and", "tie_breaker": 0.3,
+            "operator": "and", "tie_breaker": config["word_tie_breaker"],
             # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
             "zero_terms_query": "all",
         }
