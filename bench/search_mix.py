@@ -2,7 +2,7 @@
 
 QUERY_MIX covers the kinds of search people make; cheap_mix() keeps the queries without a fuzzy
 multi_match (their Elasticsearch cost is small, so they show the web stack's own overhead). The bodies
-are built by the webapp's own functions (controllers/params.py → query_parser → query_builders),
+are built by the webapp's own functions (controllers/params.py → query_parser → plan → render),
 imported, not re-implemented.
 """
 
@@ -48,19 +48,28 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 
 
 def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
-    """A body SearchService.search sends for these URL parameters (the service's own functions)."""
+    """A body SearchService.search sends for these URL parameters, without concept expansions (the service's
+    own plan and renderer)."""
+    from papersearch.index_definition import search_config
+    from webapp.services import plan, render
+    from webapp.services.query_parser import parse_query
+
+    search, config = parsed_params(params, api=False), search_config()
+    parsed = parse_query(search.q)
+    made = (plan.relaxed(parsed, search, config, [], fuzzy) if relaxed
+            else plan.first(parsed, search, config, [], fuzzy))
+    return render.body(made, config)
+
+
+def parsed_params(params: dict[str, Any], api: bool = True) -> Any:
+    """SearchParams for these URL parameters, as the controller makes them (controllers/params.py)."""
     from werkzeug.datastructures import MultiDict
 
     from papersearch.index_definition import search_config
     from webapp.controllers.params import RequestArgs
-    from webapp.services import query_builders as qb
-    from webapp.services.query_parser import parse_query
 
-    config = search_config()
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
-    parsed_params = RequestArgs(config).search(args)
-    parsed = parse_query(parsed_params.q)
-    return qb.search_body(parsed, parsed_params, config, fuzzy=fuzzy, relaxed=relaxed)
+    return RequestArgs(search_config()).search(args, api=api)
 
 
 def service_requests(alias: str, params: dict[str, Any]) -> list[Request]:
@@ -69,15 +78,9 @@ def service_requests(alias: str, params: dict[str, Any]) -> list[Request]:
     service itself on a client that passes them on to the node, so the direct baseline sends exactly
     the same bodies (concept expansions included). The analysis profile look-up (once a minute per
     process) is left out."""
-    from werkzeug.datastructures import MultiDict
-
-    from papersearch.index_definition import search_config
-    from webapp.controllers.params import RequestArgs
-
     service, sent = _recording_service(alias, es_url())
-    args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
     sent.clear()
-    service.search(RequestArgs(search_config()).search(args, api=True))
+    service.search(parsed_params(params))
     return [r for r in sent if "/_mapping" not in r.path]
 
 

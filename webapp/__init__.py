@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
 
         # With several nodes one retry on another node; none on a single node (papersearch/es.py).
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
-        service = SearchService(client, settings.alias)
+        service = SearchService(client, settings.alias, budget=REQUEST_TIMEOUT)
     app.extensions["search_service"] = service
     app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None)
 

@@ -142,9 +142,13 @@ class PartialMatch(BaseModel):
 class SearchResult(BaseModel):
     params: SearchParams
     total: int
+    # False: at least `total` papers (an index above large_index.above papers counts up to
+    # max_result_window: "10,000+"; see DECISIONS.md "Search cost: facets of huge result sets").
+    total_is_exact: bool = True
     took_ms: int
     hits: list[Hit]
     facets: list[Facet]
+    facets_are_estimates: bool = False  # counts estimated from a random sample of a huge result set
     did_you_mean: str | None = None
     # Set when no (or too few) papers have every word: the results are papers with most of the words.
     partial_match: PartialMatch | None = None

@@ -90,13 +90,12 @@ ABLATIONS: dict[str, str] = {
 @contextmanager
 def ablation(name: str, config: dict) -> Iterator[dict]:
     """The search config to use, with the query builders patched as the ablation needs."""
-    from webapp.services import query_builders as qb
     from webapp.services import word_queries as wq
 
     original_fuzzy_fields = wq.fuzzy_fields
     with ExitStack() as stack:
         if name == "no-proximity":
-            stack.enter_context(mock.patch.object(qb, "proximity_boost", lambda terms, cfg: None))
+            stack.enter_context(mock.patch.object(wq, "proximity_boost", lambda terms, cfg: None))
             yield config
         elif name in ("no-exact", "no-bigram"):
             # keep the fuzzy fallback on the fields it had, so only the scoring fields change

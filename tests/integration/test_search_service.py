@@ -350,8 +350,10 @@ def test_did_you_mean_keeps_the_rest_of_the_query(service):
     assert result.did_you_mean == 'deraining "image" -zebra'
 
 
-def test_the_did_you_mean_check_goes_with_the_relaxed_request(service):
-    """One round trip for both: the relaxed search and the check that the correction finds something."""
+def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_the_relaxed_request(service):
+    """A search that finds enough sends one request; one that finds too few checks its words' spelling in one
+    _msearch, then sends the relaxed search and the check that the correction finds something in another
+    (on a core index the spelling check goes with the first request)."""
     sent: list[str] = []
     forward = service.client.perform_request
 
@@ -361,15 +363,23 @@ def test_the_did_you_mean_check_goes_with_the_relaxed_request(service):
 
     service.client.perform_request = record
     try:
+        found = search(service, q="diffusion")
+        enough = [p for p in sent if p != "_mapping"]  # the analysis profile look-up, once a minute
+        sent.clear()
         result = search(service, q="diffsuion")
     finally:
         del service.client.perform_request
+    assert found.total >= 3 and found.did_you_mean is None
     assert result.did_you_mean == "diffusion"
-    requests = [p for p in sent if p != "_mapping"]  # the analysis profile look-up, once a minute
-    if service._profile_of_live_index() == "core":  # typo-tolerant from the first request: nothing to relax
-        assert "relaxed" not in result.fallbacks and requests == ["_search", "_search"]
+    requests = [p for p in sent if p != "_mapping"]
+    if service.live_index().profile == "core":
+        # Typo-tolerant from the first request, which may find enough for a misspelt word: the spelling check
+        # rides with it; nothing to relax, the correction is checked alone.
+        assert enough == ["_msearch"]
+        assert "relaxed" not in result.fallbacks and requests == ["_msearch", "_search"]
     else:
-        assert "relaxed" in result.fallbacks and requests == ["_search", "_msearch"]
+        assert enough == ["_search"]
+        assert "relaxed" in result.fallbacks and requests == ["_search", "_msearch", "_msearch"]
 
 
 def test_suggest(service):
@@ -420,3 +430,13 @@ def test_unreachable_cluster():
     assert not dead.ready()
     with pytest.raises(SearchUnavailable):
         dead.search(SearchParams(q="x"))
+
+
+def test_one_time_budget_for_all_of_a_search(cluster, papers_alias: str):
+    """The webapp gives a whole search one budget: requests are sent with what is left of it as their timeout,
+    and none once it is spent (a frozen cluster costs a visitor one budget, not one per round trip)."""
+    generous = SearchService(cluster.client("web"), papers_alias, budget=30.0)
+    assert generous.search(SearchParams(q="diffsuion")).did_you_mean == "diffusion"  # several round trips fit
+    spent = SearchService(cluster.client("web"), papers_alias, budget=0.01)
+    with pytest.raises(SearchUnavailable):
+        spent.search(SearchParams(q="diffusion"))

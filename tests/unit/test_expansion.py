@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import bodies
 import pytest
 
 from papersearch.concepts import ConceptMatcher, load
 from papersearch.index_definition import search_config
 from webapp.services import expansion as xp
-from webapp.services import query_builders as qb
 from webapp.services import word_queries as wq
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
@@ -69,7 +69,7 @@ def test_a_pasted_paragraph_expands_only_its_first_concepts(matcher) -> None:
 def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
     found = expand(terms, matcher)
-    as_typed, _ = qb.expanded_text_clause(terms, found, CONFIG)["bool"]["should"]
+    as_typed, _ = bodies.text_query(terms, found, CONFIG)["bool"]["should"]
     slots = as_typed["bool"]["should"]
     assert as_typed["bool"]["minimum_should_match"] == "100%"  # every word, as in text_clause
     assert len(slots) == 4  # one per typed word: "every word must match" counts as before
@@ -87,7 +87,7 @@ def concept_part(clause: dict) -> dict:
 
 def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as_typed(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
-    clause = qb.expanded_text_clause(["对比学习"], [e], CONFIG)
+    clause = bodies.text_query(["对比学习"], [e], CONFIG)
     assert clause["dis_max"]["queries"][0] == wq.term_clause("对比学习", CONFIG)
     concept = concept_part(clause)
     phrases = [a["multi_match"] for a in concept["queries"] if "multi_match" in a]
@@ -97,14 +97,15 @@ def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as
     assert "title" in english_fields and "abstract" in english_fields
     assert not any(wq.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
     assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
-    assert concept["queries"][-1] == {"terms": {"concepts": ["contrastive_learning"],
-                                                "boost": CONFIG["cross_lingual"]["concept_boost"]}}
+    # The tag, scored by the concept's rarity (a term query on a keyword field: idf × concept_boost)
+    assert concept["queries"][-1] == {"term": {"concepts": {"value": "contrastive_learning",
+                                                            "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
     assert "boost" not in concept  # one word carries the whole concept
 
 
 def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
     terms = ["large", "language", "models"]
-    slots = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    slots = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
 
 
@@ -112,7 +113,7 @@ def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(mat
     terms = ["基于对比学习的图像分类"]
     found = expand(terms, matcher)
     assert [e.typed for e in found] == ["对比学习", "图像分类"] and not any(e.whole_terms for e in found)
-    clause = qb.expanded_text_clause(terms, found, CONFIG)
+    clause = bodies.text_query(terms, found, CONFIG)
     as_typed, by_concepts = clause["bool"]["should"]
     assert as_typed == wq.term_clause(terms[0], CONFIG)
     assert [g["dis_max"]["queries"][0]["multi_match"]["query"] for g in by_concepts["bool"]["must"]] == \
@@ -121,19 +122,19 @@ def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(mat
 
 def test_no_concept_means_the_query_of_today(matcher) -> None:
     terms = ["zebra", "graphs"]
-    assert qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG) == wq.text_clause(terms, CONFIG)
-    assert qb.expanded_text_clause([], [], CONFIG) is None
+    assert bodies.text_query(terms, expand(terms, matcher), CONFIG) == bodies.text_query(terms, [], CONFIG)
+    assert bodies.text_query([], [], CONFIG) is None
 
 
 def test_user_text_only_reaches_match_type_queries(matcher) -> None:
     terms = ['"contrastive', "learning", "OR", "title:*"]
-    clause = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)
+    clause = bodies.text_query(terms, expand(terms, matcher), CONFIG)
     assert "query_string" not in str(clause) and "simple_query_string" not in str(clause)
 
 
 def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
-    as_typed, other_language = qb.expanded_text_clause(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    as_typed, other_language = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     query = other_language["bool"]
     (group,) = query["must"]  # the concept, once, with its whole weight
     assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
@@ -141,7 +142,7 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     assert query["should"] == [wq.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
     assert query["filter"] == [{"term": {"languages": "zh"}}]
     chinese = ["图神经网络", "药物"]
-    other = qb.expanded_text_clause(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
+    other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
     assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
     mixed = ["graph", "neural", "network", "药物", "design"]
-    assert "filter" not in str(qb.expanded_text_clause(mixed, expand(mixed, matcher), CONFIG))
+    assert "filter" not in str(bodies.text_query(mixed, expand(mixed, matcher), CONFIG))

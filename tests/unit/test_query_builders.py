@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import json
 
+import bodies
 import pytest
 
 from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
-from webapp.services import query_builders as qb
+from webapp.services import plan, render
 from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
 from webapp.services.facets import facets
@@ -42,7 +43,8 @@ def test_boosted_fields_come_from_config():
 
 def test_short_term_is_one_multi_match_scored_across_fields():
     assert wq.term_clause("gan", CONFIG) == {"multi_match": {
-        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and", "tie_breaker": 0.3,
+        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and",
+        "tie_breaker": CONFIG["word_tie_breaker"],
         "zero_terms_query": "all"}}
 
 
@@ -69,19 +71,19 @@ def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
 
 
 def test_text_clause_requires_every_word():
-    assert wq.text_clause([], CONFIG) is None
-    assert wq.text_clause(["gan"], CONFIG) == wq.term_clause("gan", CONFIG)
-    many = wq.text_clause(["a", "b", "c", "d", "e"], CONFIG)
+    assert bodies.text_query([], [], CONFIG) is None
+    assert bodies.text_query(["gan"], [], CONFIG) == wq.term_clause("gan", CONFIG)
+    many = bodies.text_query(["a", "b", "c", "d", "e"], [], CONFIG)
     assert len(many["bool"]["should"]) == 5
     assert many["bool"]["minimum_should_match"] == "100%"
 
 
 def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
-    relaxed = wq.text_clause(["graph", "neural", "networks"], CONFIG, relaxed=True)["bool"]
+    relaxed = bodies.text_query(["graph", "neural", "networks"], [], CONFIG, relaxed=True)["bool"]
     assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
     names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
     assert names == ["word:0", "word:1", "word:2"]
-    single = wq.text_clause(["大豆制浆"], CONFIG, relaxed=True)
+    single = bodies.text_query(["大豆制浆"], [], CONFIG, relaxed=True)
     assert single["multi_match"]["_name"] == "word:0" and single["multi_match"]["operator"] == "or"
 
 
@@ -130,7 +132,7 @@ def test_chinese_author_is_a_phrase_only():
 
 
 def test_build_query_combines_concerns():
-    query = qb.build_query(parse_query('graph networks "message passing" author:hopper -zebra -"x y"'), CONFIG)
+    query = bodies.build_query(parse_query('graph networks "message passing" author:hopper -zebra -"x y"'), CONFIG)
     bool_ = query["bool"]
     text, phrase, author = bool_["must"]
     assert len(text["bool"]["should"]) == 2
@@ -142,20 +144,20 @@ def test_build_query_combines_concerns():
 
 
 def test_excluded_author_is_strict():
-    query = qb.build_query(parse_query("graph -author:smith"), CONFIG)
+    query = bodies.build_query(parse_query("graph -author:smith"), CONFIG)
     assert query["bool"]["must_not"] == [{"multi_match": {"query": "smith", "type": "phrase",
                                                           "fields": ["authors"], "slop": 1}}]
 
 
 def test_empty_query_is_match_all():
-    assert qb.build_query(parse_query(""), CONFIG) == {"match_all": {}}
-    only_not = qb.build_query(parse_query("-zebra"), CONFIG)
+    assert bodies.build_query(parse_query(""), CONFIG) == {"match_all": {}}
+    only_not = bodies.build_query(parse_query("-zebra"), CONFIG)
     assert only_not["bool"]["must"] == [{"match_all": {}}] and only_not["bool"]["must_not"]
 
 
 def test_user_text_never_reaches_query_string():
     nasty = 'title:(a OR b) AND c* ~2 ^3 {x TO y} "unclosed -"" author:"x" \\ / <script>'
-    body = qb.search_body(parse_query(nasty), SearchParams(q=nasty), CONFIG)
+    body = bodies.search_body(parse_query(nasty), SearchParams(q=nasty), CONFIG)
     types = query_types(body["query"])
     assert not types & {"query_string", "simple_query_string", "regexp", "wildcard", "script"}
     json.dumps(body)  # serialisable as is
@@ -167,7 +169,7 @@ def test_user_text_never_reaches_query_string():
 def test_no_filters_no_post_filter():
     params = SearchParams()
     assert fq.facet_filters(params, CONFIG) == {}
-    assert "post_filter" not in qb.search_body(parse_query(""), params, CONFIG)
+    assert "post_filter" not in bodies.search_body(parse_query(""), params, CONFIG)
 
 
 def test_topic_filter_subarea_narrows_its_area():
@@ -181,7 +183,7 @@ def test_topic_filter_subarea_narrows_its_area():
 
 def test_facets_are_disjunctive():
     params = SearchParams(areas=["Theory"], filters={"year": ["2020", "2021"]})
-    body = qb.search_body(parse_query("graph"), params, CONFIG)
+    body = bodies.search_body(parse_query("graph"), params, CONFIG)
     topic_f = {"terms": {"topic_area": ["Theory"]}}
     year_f = {"terms": {"year": ["2020", "2021"]}}
     assert body["post_filter"] == {"bool": {"filter": [topic_f, year_f]}}
@@ -233,8 +235,11 @@ def test_topic_aggregation_is_hierarchical():
 
 @pytest.mark.parametrize("sort", ["relevance", "year", "title"])
 def test_sort_from_config(sort):
-    body = qb.search_body(parse_query(""), SearchParams(sort=sort), CONFIG)
+    body = bodies.search_body(parse_query("graph"), SearchParams(sort=sort), CONFIG)
     assert body["sort"] == CONFIG["sorts"][sort]
+    # Without words every paper scores the same: a score sort is its tie-breaks alone.
+    browse = bodies.search_body(parse_query(""), SearchParams(sort=sort), CONFIG)
+    assert browse["sort"] == [s for s in CONFIG["sorts"][sort] if s != {"_score": "desc"}]
 
 
 def test_page_count_stops_at_the_result_window():
@@ -246,7 +251,7 @@ def test_page_count_stops_at_the_result_window():
 
 
 def test_pagination_and_exact_totals():
-    body = qb.search_body(parse_query("x"), SearchParams(page=3, size=25), CONFIG)
+    body = bodies.search_body(parse_query("x"), SearchParams(page=3, size=25), CONFIG)
     assert (body["from"], body["size"], body["track_total_hits"]) == (50, 25, True)
     assert body["highlight"]["encoder"] == "html" and body["highlight"]["pre_tags"] == ["<mark>"]
 
@@ -254,27 +259,27 @@ def test_pagination_and_exact_totals():
 def test_too_deep_asks_for_counts_only():
     params = SearchParams(page=CONFIG["max_result_window"] // 10 + 1, size=10)
     assert params.is_too_deep(CONFIG["max_result_window"])
-    body = qb.search_body(parse_query("x"), params, CONFIG)
+    body = bodies.search_body(parse_query("x"), params, CONFIG)
     assert (body["from"], body["size"]) == (0, 0) and "highlight" not in body and body["aggs"]
     assert not SearchParams(page=CONFIG["max_result_window"] // 10, size=10).is_too_deep(CONFIG["max_result_window"])
 
 
-def test_spelling_check_only_for_latin_words():
+def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
     assert rp.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
-    body = qb.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG)
-    assert body["suggest"]["text"] == "diffsuion"
-    assert {s["term"]["field"] for k, s in body["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
-    known = body["aggs"][rp.KNOWN_WORDS_AGG]
-    assert "global" in known and "fuzziness" not in json.dumps(known)
-    assert "suggest" not in qb.search_body(parse_query("模型"), SearchParams(), CONFIG)
-    # The relaxed request reuses the first one's check: the suggestions and word counts do not depend on the query.
-    relaxed = qb.search_body(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, relaxed=True)
-    assert "suggest" not in relaxed and rp.KNOWN_WORDS_AGG not in relaxed["aggs"]
+    first = plan.first(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, [])
+    assert first.spelling == ("diffsuion",)
+    body = render.body(first, CONFIG)
+    assert "suggest" not in body and set(body["aggs"]) == {f["name"] for f in CONFIG["facets"]}
+    suggest, known = render.spelling_bodies(list(first.spelling), CONFIG)
+    assert suggest["suggest"]["text"] == "diffsuion" and suggest["size"] == 0
+    assert {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
+    assert known["track_total_hits"] == 1 and known["size"] == 0 and "fuzziness" not in json.dumps(known)
+    assert plan.first(parse_query("模型"), SearchParams(), CONFIG, []).spelling == ()
 
 
 def test_exists_body_includes_filters_and_counts_one_paper():
     params = SearchParams(filters={"year": ["2020"]})
-    body = qb.exists_body(parse_query("graph"), params, CONFIG)
+    body = bodies.exists_body(parse_query("graph"), params, CONFIG)
     assert body["query"]["bool"]["filter"] == [{"terms": {"year": ["2020"]}}]
     assert (body["size"], body["track_total_hits"]) == (0, 1)
 
@@ -288,9 +293,13 @@ def test_completion_and_more_like_this():
 
 def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():
     parsed = parse_query('diffusion transformer "video generation"')
-    body = qb.search_body(parsed, SearchParams(q="diffusion transformer"), CONFIG)
+    body = bodies.search_body(parsed, SearchParams(q="diffusion transformer"), CONFIG)
     assert any("fuzziness" in node for node in walk(body["query"]))
     highlight_query = body["highlight"]["highlight_query"]
     assert not any("fuzziness" in node for node in walk(highlight_query))
-    assert highlight_query == qb.build_query(parsed, CONFIG, fuzzy=False)
+    # A lean query: the words on the highlighted fields, the phrase; no cross-field, closeness or concept clauses.
+    words, phrase = highlight_query["bool"]["should"]
+    assert words == {"multi_match": {"query": "diffusion transformer", "fields": render.highlighted_fields(CONFIG)}}
+    assert phrase["multi_match"]["type"] == "phrase" and phrase["multi_match"]["query"] == "video generation"
+    assert set(render.highlighted_fields(CONFIG)) >= set(CONFIG["highlight"]["fields"])
     assert body["highlight"]["encoder"] == "html"

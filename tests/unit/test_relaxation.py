@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 
+import bodies
 import pytest
 
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
-from webapp.services import query_builders as qb
+from webapp.services import plan, render
 from webapp.services import relaxation as rx
 from webapp.services import word_queries as wq
 from webapp.services.query_parser import parse_query
@@ -40,17 +41,19 @@ def test_relax_only_below_the_threshold():
 def test_relaxed_body_ranks_papers_with_every_word_first():
     parsed = parse_query('Lookaheda-Bounded Q-learning "q learning" -zebra')
     params = SearchParams(q=parsed.to_string(), filters={"year": ["2020"]})
-    body = qb.search_body(parsed, params, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
+    body = bodies.search_body(parsed, params, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
     relaxed, = body["query"]["bool"]["must"]
     tier, typo_tier = body["query"]["bool"]["should"]
-    as_typed = wq.text_clause(parsed.terms, CONFIG, fuzzy=False)
+    as_typed = bodies.text_query(parsed.terms, [], CONFIG, fuzzy=False)
     assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
     # then every word once the unknown one is forgiven its typo, above the papers with some of the words
-    forgiven = wq.text_clause(parsed.terms, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}))
+    forgiven = bodies.text_query(parsed.terms, [], CONFIG, fuzzy=frozenset({"lookaheda-bounded"}))
     assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG["relaxation"]["all_words_typos_boost"],
                                             "_name": rx.ALL_WORDS_TYPOS_QUERY}}
     assert 0 < typo_tier["constant_score"]["boost"] < BOOST
-    assert relaxed == qb.build_query(parsed, CONFIG, fuzzy=frozenset({"lookaheda-bounded"}), relaxed=True)
+    wider = plan.relaxed(parsed, params, CONFIG, [], frozenset({"lookaheda-bounded"}))
+    assert relaxed == render.scoring_query(wider, CONFIG, closeness=False)  # closeness: the rescore's
+    assert body["rescore"]["query"]["rescore_query"] == wq.proximity_boost(parsed.terms, CONFIG)
     assert body["post_filter"] == {"bool": {"filter": [{"terms": {"year": ["2020"]}}]}}
     # highlighting marks any of the words (a partial match has only some), and the phrase; never the typo
     # fallback nor the excluded word
@@ -61,7 +64,7 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
 
 
 def test_typo_tolerance_only_for_unknown_words():
-    relaxed = wq.text_clause(["lookaheda", "bounded"], CONFIG, fuzzy=frozenset({"lookaheda"}), relaxed=True)
+    relaxed = bodies.text_query(["lookaheda", "bounded"], [], CONFIG, fuzzy=frozenset({"lookaheda"}), relaxed=True)
     first, second = relaxed["bool"]["should"]
     assert "fuzziness" in json.dumps(first) and "fuzziness" not in json.dumps(second)
     assert wq.typo_words(["Lookaheda", "bounded", "Q-learning", "GAN"], frozenset({"lookaheda", "gan"}), CONFIG) \
@@ -69,9 +72,9 @@ def test_typo_tolerance_only_for_unknown_words():
 
 
 def test_strict_body_has_no_tier():
-    body = qb.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
+    body = bodies.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
     assert rx.ALL_WORDS_QUERY not in json.dumps(body)
-    assert body["query"]["bool"]["must"][0]["bool"]["minimum_should_match"] == "100%"
+    assert body["query"]["bool"]["minimum_should_match"] == "100%"  # the words; closeness is the rescore's
 
 
 def test_named_keeps_the_query():
@@ -93,7 +96,7 @@ def test_score_without_the_tier_bonus():
 
 def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus():
     parsed = parse_query("graph neural network")
-    body = qb.search_body(parsed, SearchParams(q=parsed.to_string()), CONFIG, fuzzy=False, relaxed=True)
+    body = bodies.search_body(parsed, SearchParams(q=parsed.to_string()), CONFIG, fuzzy=False, relaxed=True)
     assert [t["constant_score"]["_name"] for t in body["query"]["bool"]["should"]] == [rx.ALL_WORDS_QUERY]
     typo_boost = CONFIG["relaxation"]["all_words_typos_boost"]
     assert rx.relevance_score(BOOST + typo_boost + 2.5, [rx.ALL_WORDS_QUERY, rx.ALL_WORDS_TYPOS_QUERY], CONFIG) == 2.5

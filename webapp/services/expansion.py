@@ -1,6 +1,6 @@
 """Cross-lingual query expansion: the glossary concepts recognised in what was typed, and the forms
-to search for each in both languages (the query pieces are query_builders.concept_clause and
-expanded_text_clause; DECISIONS.md "Cross-lingual search")."""
+to search for each in both languages (the plan's Concept, rendered by render.concept_query and text_query;
+DECISIONS.md "Cross-lingual search")."""
 
 from __future__ import annotations
 

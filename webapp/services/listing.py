@@ -15,7 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from webapp.domain import Hit, SearchParams, SearchResult
-from webapp.services.search import SearchService, es_errors
+from webapp.services.es_errors import es_errors
+from webapp.services.search import SearchService
 
 ID_FIELD = "id"  # the paper id as a keyword with doc values (sorting on _id is disabled by default)
 ID_PAGE = 10_000  # ids per request; at most the index's max_result_window

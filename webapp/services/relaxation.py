@@ -18,7 +18,6 @@ Query = dict[str, Any]
 ALL_WORDS = "100%"
 ALL_WORDS_QUERY = "all_words"  # the name of the tier clause
 ALL_WORDS_TYPOS_QUERY = "all_words_typos"  # the second tier: every word, typo-tolerant where unknown
-AS_TYPED_AGG = "as_typed"  # papers the words as typed find in their own language (when concepts add others)
 WORD_QUERY = "word:"
 _TOKEN = re.compile(r"\w+")
 
@@ -71,16 +70,12 @@ def ranked_all_words_first(query: Query, all_words: Query, config: dict, with_ty
     return {"bool": {"must": [query], "should": tiers}}
 
 
-def as_typed_count(as_typed: Query, filters: list[Query]) -> Query:
-    """An aggregation counting the papers the words as typed find in their own language, under the page's
-    filters: concepts also let papers in the other language in, and a long English title with a typo must
-    not count as found because one of its words is a concept Chinese papers have."""
-    return {"filter": {"bool": {"filter": [as_typed, *filters]}}}
-
-
-def as_typed_total(response: dict, total: int) -> int:
-    """What the ladder counts: the as-typed papers when the request counted them apart, else the total."""
-    return response.get("aggregations", {}).get(AS_TYPED_AGG, {}).get("doc_count", total)
+def as_typed_count(as_typed: Query, filters: list[Query], config: dict) -> Query:
+    """A count of the papers the words as typed find in their own language, under the page's filters, that
+    stops at the ladder's threshold: concepts also let papers in the other language in, and a long English
+    title with a typo must not count as found because one of its words is a concept Chinese papers have."""
+    return {"size": 0, "track_total_hits": settings(config)["below"],
+            "query": {"bool": {"filter": [as_typed, *filters]}}}
 
 
 def highlight_words(terms: list[str], others: list[Query], config: dict) -> Query:

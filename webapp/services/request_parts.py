@@ -15,7 +15,6 @@ SPELL_MIN_LENGTH = 4
 SPELL_MAX_WORDS = 6  # each checked word costs a whole-index count
 # Unstemmed text fields: their terms are real words, fit to be offered as corrections.
 SPELL_FIELDS = ("title.exact", "abstract.exact", "authors")
-KNOWN_WORDS_AGG = "known_words"
 
 
 def sort_clause(sort: str, config: dict) -> list[Query]:
@@ -43,30 +42,28 @@ def spelling_words(terms: list[str]) -> list[str]:
 
 
 def spelling_suggest(words: list[str], fields: list[str]) -> Query:
-    """Term suggesters (one per field) proposing real words near each query word."""
+    """Term suggesters (one per field) proposing real words near each query word the field lacks: only words
+    no paper contains are corrected, so a field's suggester need not look for words it has ("missing")."""
     return {
         "text": " ".join(words),
-        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "always", "min_word_length": SPELL_MIN_LENGTH,
+        **{f"spell_{i}": {"term": {"field": field, "suggest_mode": "missing", "min_word_length": SPELL_MIN_LENGTH,
                                    "max_edits": 2, "size": 3}}
            for i, field in enumerate(fields)},
     }
 
 
-def known_words_aggregation(words: list[str], config: dict) -> Query:
-    """How many papers in the whole index contain each word exactly (0 = misspelt, worth correcting).
-
-    Term suggesters cannot tell (they see one field each), and the hits cannot either (fuzzy matches).
-    """
-    fields = list(config["query_fields"])
-    return {"global": {}, "aggs": {"words": {"filters": {"filters": {
-        str(i): {"multi_match": {"query": w, "fields": fields, "operator": "and"}} for i, w in enumerate(words)
-    }}}}}
+def spelling_request(words: list[str]) -> Query:
+    """A request that only runs the spelling suggesters (no hits, no count)."""
+    return {"size": 0, "track_total_hits": False, "query": {"match_none": {}},
+            "suggest": spelling_suggest(words, list(SPELL_FIELDS))}
 
 
-def unknown_words(words: list[str], response: dict) -> frozenset[str]:
-    """The checked words (spelling_words) no paper contains, from a response with known_words_aggregation."""
-    counts = response.get("aggregations", {}).get(KNOWN_WORDS_AGG, {}).get("words", {}).get("buckets", {})
-    return frozenset(w for i, w in enumerate(words) if counts.get(str(i), {}).get("doc_count", 1) == 0)
+def known_word_check(word: str, config: dict) -> Query:
+    """Whether any paper contains the word exactly (no: misspelt, worth correcting and typo tolerance): a
+    count over the search fields that stops at the first paper. Term suggesters cannot tell (they see one
+    field each), and the hits cannot either (fuzzy matches)."""
+    return {"size": 0, "track_total_hits": 1,
+            "query": {"multi_match": {"query": word, "fields": list(config["query_fields"]), "operator": "and"}}}
 
 
 def completion_suggest(prefix: str, size: int, config: dict) -> Query:

@@ -1,7 +1,7 @@
 """The words of the search box as Elasticsearch clauses: each word across fields with its typo fallback,
-phrases, proximity, field clauses and exclusions. Pure functions over config/index.json; query_builders.py
-assembles them. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
-intervals queries, never query_string (see DECISIONS.md "User text never becomes query syntax").
+phrases, proximity, field clauses and exclusions. Pure functions over config/index.json; render.py assembles
+them as a plan (plan.py) says. User text only ever reaches Elasticsearch inside match / match_phrase /
+multi_match / intervals queries, never query_string (see DECISIONS.md "User text never becomes query syntax").
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def term_clause(term: str, config: dict, fuzzy: Fuzzy = True, relaxed: bool = Fa
     exact: Query = {
         "multi_match": {
             "query": term, "type": "cross_fields", "fields": boosted(config["query_fields"]),
-            "operator": "and", "tie_breaker": 0.3,
+            "operator": "and", "tie_breaker": config["word_tie_breaker"],
             # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
             "zero_terms_query": "all",
         }
@@ -89,20 +89,6 @@ def fuzzy_clause(term: str, config: dict) -> Query | None:
             "fuzziness": "AUTO", "prefix_length": 1, "max_expansions": 20, "boost": FUZZY_BOOST,
         }
     }
-
-
-def text_clause(terms: list[str], config: dict, fuzzy: Fuzzy = True, relaxed: bool = False) -> Query | None:
-    """The plain words: each is matched term-centrically so words may hit different fields; all of them
-    must match, or (relaxed) the share the relaxation settings ask for, each word's clause named so a
-    hit tells which words it has."""
-    if not terms:
-        return None
-    clauses = [term_clause(t, config, fuzzy, relaxed) for t in terms]
-    if relaxed:
-        clauses = [rx.named(c, rx.word_name(i)) for i, c in enumerate(clauses)]
-    if len(clauses) == 1:
-        return clauses[0]
-    return {"bool": {"should": clauses, "minimum_should_match": rx.words_required(config, relaxed)}}
 
 
 def phrase_clause(phrase: str, fields: dict[str, float] | list[str], slop: int = 0) -> Query:
@@ -179,11 +165,10 @@ def field_clause(clause: Clause, config: dict) -> Query:
                             "operator": "and"}}
 
 
-def exclusion_clauses(parsed: ParsedQuery, config: dict) -> list[Query]:
+def exclusion_clauses(excluded: list[Clause], config: dict) -> list[Query]:
+    """-word, -"phrase", -field:…: what no result may contain."""
     out: list[Query] = []
-    for clause in parsed.clauses:
-        if not clause.excluded:
-            continue
+    for clause in excluded:
         if clause.field == "author":
             # Strict here: a fuzzy author match must not hide papers of similarly named people.
             out.append(phrase_clause(clause.text, config["field_aliases"]["author"], slop=1))

@@ -1,0 +1,75 @@
+"""What each part of a search costs (bench/query_cost.py --parts): our requests for a query, each time
+without one part of the plan (webapp/services/plan.py), so the difference in `took` is that part's price.
+
+Parts, as they show in the request bodies the service sends:
+  highlight      the highlight section (the lean highlight query on the highlighted fields)
+  facets         the aggregations (every facet of config/index.json)
+  exact total    track_total_hits true → counted up to 10,000 (what a capped "10,000+" would save)
+  closeness      the rescore of the first results (closeness of the words)
+  typo fallback  the fuzzy alternatives (search_mix.strip_fuzzy)
+  concepts       the glossary's concepts in the other language (the same search with xl=0)
+A part the query's requests do not have is not listed.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+from bench.search_mix import Request, service_requests, strip_fuzzy
+
+Body = dict[str, Any]
+
+
+def _bodies(request: Request) -> list[Body]:
+    return request.body[1::2] if isinstance(request.body, list) else [request.body]
+
+
+def _with(request: Request, change: Callable[[Body], Body]) -> Request:
+    if isinstance(request.body, list):
+        lines = [line if i % 2 == 0 else change(copy.deepcopy(line)) for i, line in enumerate(request.body)]
+        return Request(request.method, request.path, lines)
+    return Request(request.method, request.path, change(copy.deepcopy(request.body)))
+
+
+def _without(key: str) -> Callable[[Body], Body]:
+    def change(body: Body) -> Body:
+        body.pop(key, None)
+        return body
+    return change
+
+
+def _capped(body: Body) -> Body:
+    if body.get("track_total_hits") is True:
+        body["track_total_hits"] = 10_000
+    return body
+
+
+def _no_fuzzy(body: Body) -> Body:
+    if "query" in body:
+        body["query"] = strip_fuzzy(body["query"])
+    return body
+
+
+PARTS: dict[str, tuple[Callable[[Body], bool], Callable[[Body], Body]]] = {
+    "highlight": (lambda b: "highlight" in b, _without("highlight")),
+    "facets": (lambda b: bool(b.get("aggs")), _without("aggs")),
+    "exact total": (lambda b: b.get("track_total_hits") is True, _capped),
+    "closeness": (lambda b: "rescore" in b, _without("rescore")),
+    "typo fallback": (lambda b: "fuzziness" in str(b.get("query", "")), _no_fuzzy),
+}
+
+
+def without_each_part(alias: str, params: dict[str, Any]) -> dict[str, list[Request]]:
+    """For each part the query's requests have: the same requests without it."""
+    sent = service_requests(alias, params)
+    out: dict[str, list[Request]] = {}
+    for name, (has, change) in PARTS.items():
+        if any(has(b) for r in sent for b in _bodies(r)):
+            out[name] = [_with(r, change) for r in sent]
+    if params.get("q") and params.get("xl") != "0":
+        as_typed = service_requests(alias, {**params, "xl": "0"})
+        if [r.body for r in as_typed] != [r.body for r in sent]:
+            out["concepts"] = as_typed
+    return out
