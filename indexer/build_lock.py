@@ -19,7 +19,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from elasticsearch import ConflictError, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +139,9 @@ class BuildLock:
                                    if_primary_term=held["_primary_term"])
         except (NotFoundError, ConflictError):
             pass
+        except (ApiError, TransportError) as exc:  # the build's own error says what went wrong; keep it
+            log.warning("build lock: not released (%s); the next build on this host takes it over at once, "
+                        "elsewhere after %.0f s", exc, self.ttl)
 
     def __enter__(self) -> BuildLock:
         self.acquire()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 import psutil
 import pytest
 from elasticsearch import Elasticsearch
-from support import ROOT, build_alias, write_jsonl
+from support import ROOT, TAXONOMY, build_alias, synthetic, write_jsonl
 
 from indexer import versions
 from indexer.build_lock import DEFAULT_TTL, BuildLock, LockBusy
@@ -31,7 +30,6 @@ from papersearch import index_definition
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))
 BROKEN = ROOT / "tests" / "fixtures" / "broken.jsonl"
 ADMIN_CLI = str(Path(sys.executable).parent / "papersearch-admin")
-TAXONOMY = json.loads((ROOT / "config" / "taxonomy.json").read_text(encoding="utf-8"))
 CHROME = ("论文检索", "篇学术成果中精准定位")
 LOCK_BUSY = "another build holds the lock"
 
@@ -148,26 +146,6 @@ def expected_page(path: Path) -> list[dict]:
             })
             topic, authors = None, None
     return papers
-
-
-def synthetic(path: Path, n: int, prefix: str = "syn") -> Path:
-    """n distinct papers with explicit ids, streamed to disk."""
-    words = ["sparse", "attention", "graph", "kernel", "bayesian", "transformer", "diffusion", "gradient",
-             "optimal", "transport", "contrastive", "federated", "quantized", "robust", "causal", "spectral"]
-    subareas = [(a["name"], s["name"]) for a in TAXONOMY["areas"] for s in a.get("subareas", [])]
-    rnd = random.Random(n)
-    with path.open("w", encoding="utf-8") as f:
-        for i in range(n):
-            area, sub = subareas[i % len(subareas)]
-            record = {
-                "id": f"{prefix}{i:07d}",
-                "title": f"{prefix} {i}: " + " ".join(rnd.choices(words, k=4)),
-                "abstract": " ".join(rnd.choices(words, k=16)),
-                "authors": [f"Author {i % 997}", f"Coauthor {i % 89}"],
-                "topic_area": area, "topic_subarea": sub, "year": 1990 + i % 35,
-            }
-            f.write(json.dumps(record) + "\n")
-    return path
 
 
 @pytest.fixture(scope="module")
