@@ -30,7 +30,7 @@ def test_a_token_says_what_was_issued_and_nothing_else_passes():
         token.replace(".page.", ".api."),  # another source
         token.replace(".11.20.", ".1.100."),  # a wider range
         f"{querylog.new_query_id()}{token[32:]}",  # another search's id
-        f"{body}.{'A' * 22}",  # a made-up signature
+        f"{body}.{'A' * 43}",  # a made-up signature
         body,  # no signature
         token + "x",
     ]

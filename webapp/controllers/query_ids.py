@@ -2,8 +2,8 @@
 
 A search the query log records gets a random id (papersearch/querylog.py, what the log stores). The page
 and the API hand it out as a token that also names where the search came from and the positions of the
-results it showed, with an HMAC over all of it under the server's secret (PAPERSEARCH_SECRET_KEY, or the
-key generated once into .local/; papersearch/credentials.py):
+results it showed, signed with itsdangerous (Flask's own signing library: HMAC-SHA256 under the server's secret,
+PAPERSEARCH_SECRET_KEY, or the key generated once into .local/; papersearch/credentials.py):
 
     <id>.<page|api>.<first>.<last>.<signature>     e.g. 3f…9c.page.11.20.Qm9…
 
@@ -13,18 +13,18 @@ else is refused (DECISIONS.md "Clicks only for searches the site served").
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import hmac
 import re
 import typing
 from dataclasses import dataclass
 
+from itsdangerous import BadSignature, Signer
+
 from papersearch import querylog
 
-_SIGNATURE_BYTES = 16  # 128 bits: a forger's chance per try is 2**-128
+SALT = "papersearch.query-id"  # keys this signer's use of the secret apart from any other
 _ID, _SOURCES = querylog.QUERY_ID_PATTERN.strip("^$"), "|".join(typing.get_args(querylog.Source))
-TOKEN_PATTERN = rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.[A-Za-z0-9_-]{{22}}$"
+TOKEN_PATTERN = rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.[A-Za-z0-9_-]{{43}}$"
 _TOKEN = re.compile(TOKEN_PATTERN)
 
 
@@ -44,23 +44,19 @@ class Issued:
 
 class QueryIds:
     def __init__(self, key: bytes) -> None:
-        self._key = key
-
-    def _sign(self, text: str) -> str:
-        digest = hmac.new(self._key, text.encode(), hashlib.sha256).digest()[:_SIGNATURE_BYTES]
-        return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+        self._signer = Signer(key, salt=SALT, sep=".", digest_method=hashlib.sha256)
 
     def issue(self, query_id: str, source: querylog.Source, offset: int, shown: int) -> str:
         """The token of a search whose results are positions offset+1 … offset+shown."""
-        text = f"{query_id}.{source}.{offset + 1}.{offset + shown}"
-        return f"{text}.{self._sign(text)}"
+        return self._signer.sign(f"{query_id}.{source}.{offset + 1}.{offset + shown}").decode()
 
     def verify(self, token: str) -> Issued | None:
         """What the token says, or None when the site did not issue it."""
         if not _TOKEN.fullmatch(token):
             return None
-        text, _, signature = token.rpartition(".")
-        if not hmac.compare_digest(signature, self._sign(text)):
+        try:
+            text = self._signer.unsign(token).decode()
+        except BadSignature:
             return None
         query_id, source, first, last = text.split(".")
         return Issued(query_id, typing.cast(querylog.Source, source), int(first), int(last))
