@@ -80,6 +80,11 @@ class Settings(BaseSettings):
     # host; without it one is generated once into .local/secret-key.
     secret_key: SecretStr | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY", min_length=32)
 
+    @field_validator("secret_key", "metrics_bind", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value  # compose's ${VAR:-} hands an unset variable on as ""
+
     @field_validator("metrics_allow")
     @classmethod
     def _networks(cls, value: str) -> str:

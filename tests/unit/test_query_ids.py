@@ -70,6 +70,7 @@ def test_the_secret_comes_from_the_environment_or_local_file(tmp_path: Path, mon
     assert Settings(PAPERSEARCH_SECRET_KEY="s" * 32).signing_key() == b"s" * 32
     local = Settings().signing_key()
     assert local == (tmp_path / "secret-key").read_text().strip().encode() == Settings().signing_key()
+    assert Settings(PAPERSEARCH_SECRET_KEY="").secret_key is None  # compose's ${PAPERSEARCH_SECRET_KEY:-}
     with pytest.raises(ValueError, match="at least 32"):
         Settings(PAPERSEARCH_SECRET_KEY="short")
     with pytest.raises(ValueError, match="placeholder"):
