@@ -10,6 +10,7 @@ integration tests (test_zz_…): they leave the node cold, as tests/integration/
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import threading
@@ -226,21 +227,26 @@ def test_a_node_restart_during_a_reindex_never_leaves_a_partial_index_live(node,
         t0 = time.monotonic()
         assert node.stop() is True
         t1 = time.monotonic()
-        out, err = proc.communicate(timeout=120)  # the build fails while the node is down
-        t2 = time.monotonic()
+    finally:
+        node.start()  # a restart: the node comes back while the build still runs, or has just failed
+    t2 = time.monotonic()
+    try:
+        # The indexer waits out a slow request (up to 120 s, retried): a node that hung while shutting down
+        # must not fail the test, only an unclean outcome.
+        out, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
-        node.start()
-    print(f"stop {t1 - t0:.1f} s, build ended {t2 - t1:.1f} s later, start {time.monotonic() - t2:.1f} s")
+    print(f"stop {t1 - t0:.1f} s, start {t2 - t1:.1f} s, the build ended {time.monotonic() - t2:.1f} s later")
     es = local.client("admin")
     es.cluster.health(index=old_alias, wait_for_status="yellow", timeout="60s")
     live = versions.live_index(es, old_alias)
-    if proc.returncode == 0:  # it completed before the node went: every paper behind the alias
+    if proc.returncode == 0:  # its retries bridged the restart: every paper behind the alias
         assert live != old and es.count(index=old_alias)["count"] == BIG
-    else:  # it failed cleanly: said so, and the alias still on the complete old version
-        assert proc.returncode == 1 and "cannot reach Elasticsearch" in err, out + err
+    else:  # it failed cleanly: said why, and the alias still on the complete old version
+        assert proc.returncode == 1, out + err
+        assert re.search(r"papersearch-admin: (cannot reach Elasticsearch|Elasticsearch refused the request)", err), err
         assert "Traceback" not in err
         assert live == old and es.count(index=old_alias)["count"] == 40
     assert all(v.complete for v in versions.versions(es, old_alias) if v.live)
@@ -248,3 +254,15 @@ def test_a_node_restart_during_a_reindex_never_leaves_a_partial_index_live(node,
     assert again.returncode == 0, again.stdout + again.stderr
     assert es.count(index=old_alias)["count"] == 40
     assert all(v.complete for v in versions.versions(es, old_alias))  # the half-built one was pruned
+    warm_up(local, old_alias)
+
+
+def warm_up(local: Cluster, alias: str) -> None:
+    """A node just started answers its first searches slowly, beyond the webapp's 2 s: search until three in a
+    row answer, so that whatever runs next meets a node as the suite usually has it."""
+    web = create_app(local.settings(alias), rate_limit="off").test_client()
+    queries = ["learning", "graph neural networks", "大语言模型", "diffusion"]
+    streak, deadline = 0, time.monotonic() + 120
+    while streak < 3 * len(queries):
+        assert time.monotonic() < deadline, "the restarted node does not answer searches in time"
+        streak = streak + 1 if web.get(f"/api/search?q={queries[streak % len(queries)]}").status_code == 200 else 0
