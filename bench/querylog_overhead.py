@@ -52,7 +52,8 @@ def recording_step(alias: str, calls: int = 5000) -> dict[str, Any]:
         for _, params in QUERY_MIX]
     out: dict[str, Any] = {}
     drops: dict[str, int] = {}
-    for name, recorder in (("log_on", app.extensions["recorder"]), ("log_off", Recorder(None))):
+    logged = app.extensions["recorder"]
+    for name, recorder in (("log_on", logged), ("log_off", Recorder(None, logged.query_ids))):
         if recorder.writer is not None:
             recorder.writer.on_drop = lambda n, reason: drops.__setitem__(reason, drops.get(reason, 0) + n)
         samples: list[int] = []

@@ -39,6 +39,9 @@ from papersearch.logs import formatter_config  # noqa: E402
 from papersearch.settings import Settings  # noqa: E402
 
 _settings = Settings()
+# A second address that serves /metrics alone, to whoever reaches it (webapp/metrics.py; docs/operations.md).
+if _settings.metrics and _settings.metrics_bind:
+    bind = [bind, _settings.metrics_bind]
 
 # prometheus_client's multiprocess mode: every worker keeps its values in files in this directory and
 # /metrics adds them up. It must be in the environment before a worker imports prometheus_client; a

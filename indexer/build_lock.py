@@ -4,21 +4,68 @@ The lock is a document in `<alias>_locks`, created with op_type=create (so only 
 refreshed by a background heartbeat while the build runs. Every read of it is a realtime GET by id,
 so no write waits for an index refresh. A run that was killed stops beating; after `ttl`
 seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
-The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120.
+The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120. When the holder ran on this very host (the same
+boot and process namespace) and its process is gone, there is nothing to wait for: the lock is taken
+over at once, and the command says so.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
-from elasticsearch import ConflictError, Elasticsearch, NotFoundError
+from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TTL = 120.0
 TTL_ENV = "PAPERSEARCH_LOCK_TTL"
+
+
+def host_id() -> str | None:
+    """This boot of this machine and its process namespace: where a pid means the same process (None when
+    it cannot be told, e.g. without /proc; a lock is then only ever taken over after its ttl)."""
+    try:
+        boot = Path("/proc/sys/kernel/random/boot_id").read_text().strip()
+        return f"{boot}/{os.stat('/proc/self/ns/pid').st_ino}"
+    except OSError:
+        return None
+
+
+def _started_ns(pid: int) -> int | None:
+    """When process `pid` started (ns since the epoch), from /proc; None when unknown."""
+    try:
+        ticks = int(Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[19])
+        boot = next(int(line.split()[1]) for line in Path("/proc/stat").read_text().splitlines()
+                    if line.startswith("btime "))
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+    return (boot * 10**9) + ticks * 10**9 // os.sysconf("SC_CLK_TCK")
+
+
+def holder_is_gone(held: dict) -> int | None:
+    """The pid of the lock's holder when it ran on this host and no longer runs, else None. A pid that
+    exists again but started after the lock was taken (reused) is another process."""
+    here = host_id()
+    try:
+        pid, taken_ns = int(held["pid"]), int(held["taken_ns"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if here is None or held.get("host_id") != here or pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return pid
+    except PermissionError:  # alive, another user's
+        pass
+    started = _started_ns(pid)
+    return pid if started is not None and started > taken_ns + 10**9 else None  # 1 s: /proc's tick rounding
 
 
 class LockBusy(RuntimeError):
@@ -30,13 +77,14 @@ class BuildLock:
         self.client = client
         self.index = f"{alias}_locks"
         self.ttl = ttl if ttl is not None else float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
-        self.owner = f"{socket.gethostname()}:{os.getpid()}:{time.time_ns()}"
+        self.taken_ns = time.time_ns()
+        self.owner = f"{socket.gethostname()}:{os.getpid()}:{self.taken_ns}"
         self._stop = threading.Event()
         self._beater: threading.Thread | None = None
 
     def _body(self) -> dict:
-        return {"owner": self.owner, "heartbeat": time.time(),
-                "started": datetime.now(UTC).isoformat(timespec="seconds")}
+        return {"owner": self.owner, "heartbeat": time.time(), "host_id": host_id(), "pid": os.getpid(),
+                "taken_ns": self.taken_ns, "started": datetime.now(UTC).isoformat(timespec="seconds")}
 
     def acquire(self) -> None:
         if not self.client.indices.exists(index=self.index):
@@ -54,7 +102,11 @@ class BuildLock:
             current = self.client.get(index=self.index, id="build")
             held = current["_source"]
             age = time.time() - float(held.get("heartbeat", 0))
-            if age < self.ttl:
+            gone = holder_is_gone(held) if age < self.ttl else None
+            if gone is not None:
+                log.warning("build lock: the build that held it (pid %d on this host, started %s) is gone; "
+                            "taking it over now", gone, held.get("started"))
+            elif age < self.ttl:
                 raise LockBusy(
                     f"another build holds the lock on {self.index} (owner {held.get('owner')}, started "
                     f"{held.get('started')}, last heartbeat {age:.0f}s ago); try again when it has finished"
@@ -87,6 +139,9 @@ class BuildLock:
                                    if_primary_term=held["_primary_term"])
         except (NotFoundError, ConflictError):
             pass
+        except (ApiError, TransportError) as exc:  # the build's own error says what went wrong; keep it
+            log.warning("build lock: not released (%s); the next build on this host takes it over at once, "
+                        "elsewhere after %.0f s", exc, self.ttl)
 
     def __enter__(self) -> BuildLock:
         self.acquire()

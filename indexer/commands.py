@@ -13,6 +13,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 from indexer import operations, querylog_admin, versions
 from indexer.admin import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
 from indexer.build_lock import BuildLock, LockBusy
+from indexer.loader import WritesBlocked
 from indexer.prepare import Producer
 from indexer.readers import SourceError
 from indexer.refusals import explain_refusal
@@ -131,6 +132,9 @@ def run_command(args: argparse.Namespace, producer: Producer | None = None) -> i
         print(f"papersearch-admin: {exc}", file=sys.stderr)
     except (operations.BuildFailed, LookupError) as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)
+    except WritesBlocked as exc:
+        kept = "; the alias was not changed" if args.command == "reindex" else ""
+        print(f"papersearch-admin: {exc}{kept}", file=sys.stderr)
     except TransportError as exc:
         print(f"papersearch-admin: cannot reach Elasticsearch at {settings.url()}: {exc}", file=sys.stderr)
     except ApiError as exc:

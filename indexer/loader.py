@@ -2,7 +2,9 @@
 
 Rejected input records and per-document bulk failures both go to the rejects file (file, line, id and
 the cluster's reason); nothing is dropped without a line there and a count in the summary. Documents
-the cluster refuses with 429 (busy) are sent again with backoff, as the client's bulk helper does.
+the cluster refuses with 429 (busy) are sent again with backoff, as the client's bulk helper does —
+except when the 429 is a full disk's read-only block, which no waiting lifts: that stops the load at
+once (WritesBlocked), naming the cause and the fix.
 """
 
 from __future__ import annotations
@@ -27,6 +29,24 @@ BULK_THREADS = 2
 MAX_RETRIES, INITIAL_BACKOFF, MAX_BACKOFF = 5, 1.0, 30.0  # for 429s, as streaming_bulk's defaults here
 # Per document only what we count: status, created/updated, and the error of a failure.
 _FILTER = "items.*.status,items.*.result,items.*.error"
+# In the reason of the cluster_block_exception (429) of an index Elasticsearch made read-only for a full disk.
+FLOOD_STAGE = "flood-stage watermark"
+
+
+class WritesBlocked(RuntimeError):
+    """The cluster refuses every write: a node's disk passed the flood-stage watermark."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(
+            "Elasticsearch stopped accepting writes: a node's disk usage passed the flood-stage watermark, so it "
+            f"made the indices on it read-only ({reason.strip()[:300]}). Free disk space on that node (or raise "
+            "cluster.routing.allocation.disk.watermark.flood_stage); Elasticsearch lifts the block by itself once "
+            "usage is below the high watermark. Then run the command again")
+
+
+def _flood_stage(reason: object) -> str | None:
+    text = str(reason)
+    return text if FLOOD_STAGE in text else None
 
 
 @dataclass
@@ -102,6 +122,8 @@ class _Sender:
             try:
                 items = self.client.bulk(operations=body, index=self.index, filter_path=_FILTER)["items"]
             except ApiError as exc:
+                if exc.status_code == 429 and _flood_stage(exc):
+                    raise WritesBlocked(str(exc)) from None
                 if exc.status_code == 429 and attempt < MAX_RETRIES:
                     time.sleep(backoff)
                     continue
@@ -127,6 +149,8 @@ class _Sender:
                         stats.created += 1
                     else:
                         stats.updated += 1
+                elif status == 429 and _flood_stage(op.get("error")):
+                    raise WritesBlocked(str((op.get("error") or {}).get("reason", op.get("error"))))
                 elif status == 429 and retry_429:
                     retry.append(i)
                 else:

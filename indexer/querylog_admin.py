@@ -1,7 +1,8 @@
 """`papersearch-admin report` and `papersearch-admin querylog prune`: the query log for admins.
 
-    report [--since 7d] [--json]          searches per day, zero-result share, top (zero-result) queries,
-                                          retyped queries, mean click position, p50/p95 took
+    report [--since 7d] [--source page|api|all] [--json]
+                                          searches per day, zero-result share, top (zero-result) queries,
+                                          retyped queries, median click position, p50/p95 took
     querylog prune --older-than 90d       delete daily indices of days before that (no ILM here)
 """
 
@@ -20,6 +21,8 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
     from papersearch.settings import Settings
 
 EXIT_OK, EXIT_FAILED = 0, 1
+SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all of them
+_SOURCE_NAMES = {"page": "search page only", "api": "API only", "all": "search page and API"}
 
 
 def _duration(text: str) -> timedelta:
@@ -34,6 +37,8 @@ def _duration(text: str) -> timedelta:
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     cmd = sub.add_parser("report", help="what people searched for, and did not find (the query log)")
     cmd.add_argument("--since", type=_duration, default=timedelta(days=7), help="how far back (default 7d)")
+    cmd.add_argument("--source", choices=SOURCES, default="page",
+                     help="the search page's events (default), the API's, or all")
     cmd.add_argument("--json", action="store_true")
     cmd = sub.add_parser("querylog", help="manage the query log's daily indices")
     actions = cmd.add_subparsers(dest="querylog_command", required=True)
@@ -59,7 +64,7 @@ def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
 
     base = settings.query_log_index
     if args.command == "report":
-        report = build(client, base, args.since)
+        report = build(client, base, args.since, source=args.source)
         print(report.model_dump_json(indent=2) if args.json else render(report, base))
         return EXIT_OK
     days = args.older_than.days
@@ -82,13 +87,13 @@ def render(report: Report, base: str) -> str:
     span = f"{report.since:%Y-%m-%d %H:%M} – {report.until:%Y-%m-%d %H:%M} UTC"
     if not report.indices:
         return f"query log {base}: no entries {span}"
-    position = "-" if report.mean_click_position is None else f"{report.mean_click_position:.1f}"
+    position = "-" if report.median_click_position is None else f"{report.median_click_position:g}"
     lines = [
-        f"query log {base}, {span} ({len(report.indices)} daily indices)",
+        f"query log {base}, {span} ({len(report.indices)} daily indices), {_SOURCE_NAMES[report.source]}",
         f"searches {report.searches}, zero results {report.zero_result} "
         f"({_percent(report.zero_result, report.searches)}), took p50 {_ms(report.took_p50_ms)}, "
         f"p95 {_ms(report.took_p95_ms)}",
-        f"result clicks {report.clicks}, mean click position {position}",
+        f"result clicks {report.clicks}, median click position {position}",
         "",
         f"{'day':<12}{'searches':>10}{'zero results':>14}",
     ]

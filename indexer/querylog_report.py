@@ -3,6 +3,8 @@
 Reads the daily query-log indices (papersearch/querylog.py) with the indexer's identity, which may
 read them but not write them. Everything but the retyped queries is one aggregation request; retypes
 join each `retype` event with the two searches it links (by query id) to compare their queries and times.
+By default only what came from the search page counts (`source`: the API is for programs, and fuzzers);
+click positions are summarised by their median, which one outlier cannot move.
 """
 
 from __future__ import annotations
@@ -62,10 +64,11 @@ class Report(BaseModel):
     since: datetime
     until: datetime
     indices: list[str]
+    source: str = "page"  # the events counted: page, api or all
     searches: int = 0
     zero_result: int = 0
     clicks: int = 0
-    mean_click_position: float | None = None
+    median_click_position: float | None = None
     took_p50_ms: float | None = None
     took_p95_ms: float | None = None
     days: list[DayRow] = []
@@ -94,18 +97,23 @@ def _aggregations() -> dict:
             },
         },
         "clicks": {"filter": {"term": {"event": querylog.CLICK}},
-                   "aggs": {"position": {"avg": {"field": "position"}}}},
+                   "aggs": {"position": {"percentiles": {"field": "position", "percents": [50]}}}},
     }
 
 
-def build(client: Elasticsearch, base: str, since: timedelta, now: datetime | None = None) -> Report:
+def build(client: Elasticsearch, base: str, since: timedelta, now: datetime | None = None,
+          source: str = "page") -> Report:
+    """The report over `since` before `now`, of the events from `source` (page, api, all; events written
+    before the log recorded a click's source count under all only)."""
     until = now or datetime.now(UTC)
     start = until - since
     indices = [name for name, day in log_indices(client, base).items() if day >= start.date()]
-    report = Report(since=start, until=until, indices=indices)
+    report = Report(since=start, until=until, indices=indices, source=source)
     if not indices:
         return report
-    window = {"range": {"timestamp": {"gte": start.isoformat(), "lte": until.isoformat()}}}
+    window: dict = {"range": {"timestamp": {"gte": start.isoformat(), "lte": until.isoformat()}}}
+    if source != "all":
+        window = {"bool": {"filter": [window, {"term": {"source": source}}]}}
     response = client.search(index=",".join(indices), size=0, query=window, aggs=_aggregations(),
                              ignore_unavailable=True).body
     aggs = response["aggregations"]
@@ -114,7 +122,7 @@ def build(client: Elasticsearch, base: str, since: timedelta, now: datetime | No
     report.searches = searches["doc_count"]
     report.zero_result = searches["zero"]["doc_count"]
     report.clicks = clicks["doc_count"]
-    report.mean_click_position = clicks["position"]["value"]
+    report.median_click_position = clicks["position"]["values"].get("50.0")
     report.took_p50_ms, report.took_p95_ms = took.get("50.0"), took.get("95.0")
     report.days = [DayRow(day=datetime.fromtimestamp(b["key"] / 1000, UTC).date(), searches=b["doc_count"],
                           zero_result=b["zero"]["doc_count"]) for b in searches["per_day"]["buckets"]]

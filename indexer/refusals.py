@@ -11,6 +11,7 @@ import fnmatch
 
 from elasticsearch import ApiError, Elasticsearch
 
+from indexer.loader import FLOOD_STAGE, WritesBlocked
 from papersearch import querylog
 from papersearch.security import wildcard_of
 from papersearch.settings import Settings
@@ -50,6 +51,8 @@ def index_privileges(client: Elasticsearch) -> list[tuple[list[str], list[str]]]
 
 def explain_refusal(exc: ApiError, settings: Settings, client: Elasticsearch) -> str:
     """One message for a refused request; for 403 it names the alias, the identity and its patterns."""
+    if exc.meta.status == 429 and FLOOD_STAGE in reason_of(exc):  # a step after the load met a full disk
+        return str(WritesBlocked(reason_of(exc)))
     if exc.meta.status != 403:
         return f"Elasticsearch refused the request ({exc.meta.status}): {reason_of(exc)}"
     alias = settings.alias

@@ -24,7 +24,7 @@ DEFAULT_BASE = "papersearch-querylog"
 INDEX_PATTERN = f"{DEFAULT_BASE}-*"
 BASE_RE = r"^papersearch-querylog(-[a-z0-9_]+)?$"
 DAY_FORMAT = "%Y.%m.%d"
-QUERY_ID_PATTERN = r"^[0-9a-f]{32}$"  # new_query_id(); beacons must send one
+QUERY_ID_PATTERN = r"^[0-9a-f]{32}$"  # new_query_id(); the webapp hands it out signed
 MAX_LOGGED_QUERY = 1000  # characters kept of one query (the webapp refuses longer ones anyway)
 
 # Values of the `event` field.
@@ -95,6 +95,7 @@ class ClickEvent(Event):
     event: Literal["click"] = CLICK
     position: int = Field(ge=1)
     paper_id: str = Field(max_length=512)
+    source: Source  # that of the search clicked in
 
 
 class RetypeEvent(Event):
@@ -102,6 +103,7 @@ class RetypeEvent(Event):
 
     event: Literal["retype"] = RETYPE
     previous_query_id: str = Field(pattern=QUERY_ID_PATTERN)
+    source: Source  # that of the new search
 
 
 EVENT_MODELS: dict[str, type[Event]] = {SEARCH: SearchEvent, CLICK: ClickEvent, RETYPE: RetypeEvent}

@@ -8,13 +8,26 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
+from ipaddress import IPv4Network, IPv6Network, ip_network
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from papersearch import credentials, querylog
 from papersearch.paths import node_state_file
+
+
+def metrics_networks(spec: str) -> list[IPv4Network | IPv6Network]:
+    """PAPERSEARCH_METRICS_ALLOW ("127.0.0.0/8,::1,10.0.0.0/8") as networks; ValueError naming a bad one."""
+    networks = []
+    for part in (p.strip() for p in spec.split(",")):
+        if part:
+            try:
+                networks.append(ip_network(part, strict=False))
+            except ValueError:
+                raise ValueError(f"PAPERSEARCH_METRICS_ALLOW: {part!r} is not an address or CIDR") from None
+    return networks
 
 
 def _local_urls() -> list[str]:
@@ -54,10 +67,29 @@ class Settings(BaseSettings):
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
     # Operations (docs/operations.md): /metrics, the query log and its daily indices' base name, log lines.
     metrics: bool = Field(default=True, validation_alias="PAPERSEARCH_METRICS")
+    # Who may read /metrics: client addresses (CIDRs, comma-separated), and/or a second gunicorn bind that
+    # serves /metrics alone to whoever reaches it (webapp/metrics.py).
+    metrics_allow: str = Field(default="127.0.0.0/8,::1", validation_alias="PAPERSEARCH_METRICS_ALLOW")
+    metrics_bind: str | None = Field(default=None, validation_alias="PAPERSEARCH_METRICS_BIND",
+                                     pattern=r"^\[?[0-9A-Za-z.:-]*\]?:[0-9]{1,5}$")
     query_log: bool = Field(default=True, validation_alias="PAPERSEARCH_QUERY_LOG")
     query_log_index: str = Field(default=querylog.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
                                  pattern=querylog.BASE_RE)
     log_format: Literal["text", "json"] = Field(default="text", validation_alias="PAPERSEARCH_LOG_FORMAT")
+    # The webapp's signing secret (query ids, webapp/controllers/query_ids.py): the same on every worker and
+    # host; without it one is generated once into .local/secret-key.
+    secret_key: SecretStr | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY", min_length=32)
+
+    @field_validator("secret_key", "metrics_bind", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: object) -> object:
+        return None if value == "" else value  # compose's ${VAR:-} hands an unset variable on as ""
+
+    @field_validator("metrics_allow")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        metrics_networks(value)  # a typo must stop the start, not open or close /metrics unnoticed
+        return value
 
     def urls(self) -> list[str]:
         """The nodes to talk to; the clients spread requests over them and retry on another one."""
@@ -70,6 +102,14 @@ class Settings(BaseSettings):
 
     def is_local(self) -> bool:
         return self.es_url is None
+
+    def signing_key(self) -> bytes:
+        if self.secret_key is None:
+            return credentials.secret_key().encode()
+        value = self.secret_key.get_secret_value()
+        if value.lower().startswith(credentials.PLACEHOLDER_PREFIX):
+            raise ValueError("PAPERSEARCH_SECRET_KEY is still the placeholder of .env.example: set a real secret")
+        return value.encode()
 
     def indexer_auth(self) -> dict:
         return _auth(self, self.es_username, self.es_password, self.es_api_key, credentials.INDEXER)

@@ -43,8 +43,7 @@ EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
 # Elasticsearch's native realm rejects shorter passwords.
 MIN_PASSWORD_LENGTH = 6
-# Values in .env.example start with this; a stack must not run with them.
-PLACEHOLDER_PREFIX = "change-me"
+PLACEHOLDER_PREFIX = credentials.PLACEHOLDER_PREFIX
 ALIAS_PATTERN_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 BIN = Path(sys.executable).parent
+TAXONOMY = json.loads((ROOT / "config" / "taxonomy.json").read_text(encoding="utf-8"))
 
 
 @dataclass
@@ -75,6 +77,26 @@ def read_rejects(path: str | Path) -> list:
 
     with Path(path).open(encoding="utf-8") as f:
         return [Reject.model_validate_json(line) for line in f if line.strip()]
+
+
+def synthetic(path: Path, n: int, prefix: str = "syn") -> Path:
+    """n distinct papers with explicit ids, streamed to disk."""
+    words = ["sparse", "attention", "graph", "kernel", "bayesian", "transformer", "diffusion", "gradient",
+             "optimal", "transport", "contrastive", "federated", "quantized", "robust", "causal", "spectral"]
+    subareas = [(a["name"], s["name"]) for a in TAXONOMY["areas"] for s in a.get("subareas", [])]
+    rnd = random.Random(n)
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            area, sub = subareas[i % len(subareas)]
+            record = {
+                "id": f"{prefix}{i:07d}",
+                "title": f"{prefix} {i}: " + " ".join(rnd.choices(words, k=4)),
+                "abstract": " ".join(rnd.choices(words, k=16)),
+                "authors": [f"Author {i % 997}", f"Coauthor {i % 89}"],
+                "topic_area": area, "topic_subarea": sub, "year": 1990 + i % 35,
+            }
+            f.write(json.dumps(record) + "\n")
+    return path
 
 
 def write_jsonl(path: Path, records: list[dict]) -> Path:

@@ -15,11 +15,13 @@ from flask import Flask
 from papersearch import logs
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
-from papersearch.settings import Settings, get_settings
+from papersearch.settings import Settings, get_settings, metrics_networks
 from papersearch.text import has_cjk
 
 if TYPE_CHECKING:
     from webapp.querylog import QueryLogWriter
+
+log = logging.getLogger(__name__)
 
 REQUEST_TIMEOUT = 2.0  # seconds; see DECISIONS.md "2 s Elasticsearch timeout in the webapp"
 QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the background)
@@ -31,6 +33,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp import i18n, metrics, security
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
+    from webapp.controllers.query_ids import QueryIds
     from webapp.routes import api, crawlers, errors, exports, feeds, health, ui
     from webapp.serializers import json as to_json
 
@@ -49,10 +52,13 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias, budget=REQUEST_TIMEOUT)
     app.extensions["search_service"] = service
-    app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None)
+    app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None,
+                                          QueryIds(_signing_key(settings)))
 
     i18n.init_app(app)  # first: later hooks (the 429 page) need the language
-    metrics.init_app(app, settings.metrics)  # before the limiter, so refused requests are timed too
+    # Before the limiter, so refused requests are timed too.
+    metrics.init_app(app, settings.metrics, metrics.Access(metrics_networks(settings.metrics_allow),
+                                                           _port(settings.metrics_bind), settings.trusted_proxies))
     security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
                       settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
@@ -66,6 +72,17 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     if not logging.getLogger().handlers:  # gunicorn configures only its own loggers
         logs.configure(settings.log_format)
     return app
+
+
+def _port(bind: str | None) -> int | None:
+    return int(bind.rsplit(":", 1)[1]) if bind else None
+
+
+def _signing_key(settings: Settings) -> bytes:
+    if settings.secret_key is None and not settings.is_local():
+        log.info("PAPERSEARCH_SECRET_KEY is not set: query ids are signed with the key in .local/secret-key; "
+                    "set the variable when several hosts serve the site (README, Configuration)")
+    return settings.signing_key()
 
 
 def _query_log_writer(settings: Settings) -> QueryLogWriter:

@@ -52,6 +52,12 @@ class SearchParams(BaseModel):
     def offset(self) -> int:
         return (self.page - 1) * self.size
 
+    @staticmethod
+    def deepest_page(max_window: int) -> int:
+        """The largest page number a URL may carry: with one result per page, the last one the window holds.
+        Deeper pages are refused (400); pages up to it beyond page × size > window are `too_deep`."""
+        return max_window
+
     def is_too_deep(self, max_window: int) -> bool:
         """Beyond Elasticsearch's result window: totals and facets only, no hits."""
         return self.page * self.size > max_window

@@ -1,4 +1,5 @@
-"""Prometheus metrics of the webapp, served at /metrics (PAPERSEARCH_METRICS=off turns it off).
+"""Prometheus metrics of the webapp, served at /metrics (PAPERSEARCH_METRICS=off turns it off) to the addresses
+of PAPERSEARCH_METRICS_ALLOW (loopback by default) and on PAPERSEARCH_METRICS_BIND when set (`Access`).
 
 Under gunicorn every worker is its own process: config/gunicorn.conf.py points PROMETHEUS_MULTIPROC_DIR
 at a directory it creates and cleans, prometheus_client then keeps each worker's values in files
@@ -13,8 +14,9 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from ipaddress import IPv4Network, IPv6Address, IPv6Network, ip_address, ip_network
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, abort, g, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -46,6 +48,9 @@ FALLBACKS = Counter(
 )
 RATE_LIMITED = Counter("papersearch_rate_limited_total", "Requests refused with 429 by the rate limit")
 CLICKS = Counter("papersearch_result_clicks_total", "Result clicks reported by the search page")
+EVENTS_REJECTED = Counter("papersearch_events_rejected_total",
+                          "Beacons refused (never written): cross_site, too_large, invalid, unknown_query, position",
+                          ["reason"])
 QUERYLOG_WRITTEN = Counter("papersearch_querylog_written_total", "Query-log events stored in Elasticsearch")
 QUERYLOG_DROPPED = Counter("papersearch_querylog_dropped_total", "Query-log events dropped, by reason",
                            ["reason"])
@@ -107,15 +112,53 @@ def archive_dead_worker(pid: int, directory: str | None = None) -> None:
         os.remove(path)
 
 
-def init_app(app: Flask, enabled: bool) -> None:
-    """Time every request and serve /metrics; with `enabled` False neither happens."""
+class Access:
+    """Who may read /metrics: a client address in `allow` (PAPERSEARCH_METRICS_ALLOW, loopback by default), or
+    anyone reaching the separate `port` (PAPERSEARCH_METRICS_BIND), which serves nothing else. A request that
+    came through a proxy whose X-Forwarded-For is not trusted (PAPERSEARCH_TRUSTED_PROXIES=0) is not the
+    proxy's own: a reverse proxy on this host must not open /metrics to the world."""
+
+    def __init__(self, allow: list[IPv4Network | IPv6Network], port: int | None, trusted_proxies: int) -> None:
+        self.allow, self.port, self.trusted_proxies = allow, port, trusted_proxies
+
+    def on_metrics_port(self) -> bool:
+        sock = request.environ.get("gunicorn.socket")  # the connection's socket: its local port is the bind's
+        if self.port is None or sock is None:
+            return False
+        try:
+            local = sock.getsockname()
+        except OSError:
+            return False
+        return isinstance(local, tuple) and local[1] == self.port
+
+    def allowed(self) -> bool:
+        if self.on_metrics_port():
+            return True
+        if not self.trusted_proxies and ("X-Forwarded-For" in request.headers or "Forwarded" in request.headers):
+            return False
+        try:
+            address = ip_address(request.remote_addr or "")
+        except ValueError:
+            return False
+        if isinstance(address, IPv6Address) and address.ipv4_mapped:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.allow)
+
+
+def init_app(app: Flask, enabled: bool, access: Access | None = None) -> None:
+    """Time every request and serve /metrics to `access` (loopback only by default); with `enabled` False
+    neither happens."""
     app.extensions["metrics_enabled"] = enabled
     if not enabled:
         return
+    access = access or Access([ip_network("127.0.0.0/8"), ip_network("::1")], None, 0)
 
     @app.before_request
-    def _start_timer() -> None:
+    def _start_timer() -> Response | None:
+        if access.on_metrics_port() and request.path != ROUTE:
+            abort(404)  # the metrics bind serves the metrics alone
         g.metrics_start = time.perf_counter()
+        return None
 
     @app.after_request
     def _observe(response: Response) -> Response:
@@ -129,5 +172,7 @@ def init_app(app: Flask, enabled: bool) -> None:
 
     @app.get(ROUTE)
     def metrics() -> Response:
+        if not access.allowed():
+            abort(404)  # as if there were no such page: nothing to learn from the answer
         body, content_type = exposition()
         return Response(body, content_type=content_type, headers={"Cache-Control": "no-store"})

@@ -13,6 +13,7 @@ from papersearch.text import MAX_ID_BYTES
 from webapp import openapi_lists
 from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
+from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
 from webapp.serializers import bibtex, ris
 from webapp.serializers.json import BODIES
 
@@ -42,10 +43,37 @@ def _body(description: str, model: str) -> dict[str, Any]:
             "content": {"application/json": {"schema": {"$ref": REF.format(model=model)}}}}
 
 
+def _links(**targets: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    """Where an answer leads (OpenAPI links: stateful checkers follow them): name → (operationId, values)."""
+    out: dict[str, Any] = {}
+    for name, (operation, values) in targets.items():
+        body = values.pop("requestBody", None)
+        out[name] = {"operationId": operation, **({"parameters": values} if values else {}),
+                     **({"requestBody": body} if body is not None else {})}
+    return out
+
+
+_FIRST_HIT = "$response.body#/hits/0/id"
+_SEARCH_LINKS = _links(
+    paper=("getPaper", {"id": _FIRST_HIT}),
+    citation=("getCitation", {"id": _FIRST_HIT}),
+    click=("event", {"requestBody": {"type": "click", "query_id": "$response.body#/query_id", "position": 1,
+                                     "paper_id": _FIRST_HIT}}),
+    retype=("event", {"requestBody": {"type": "retype", "query_id": "$response.body#/query_id",
+                                      "previous_query_id": "$response.body#/query_id"}}),
+)
+_PAPER_LINKS = _links(citation=("getCitation", {"id": "$response.body#/paper/id"}),
+                      similar=("getPaper", {"id": "$response.body#/similar/0/id"}))
+
+
 def document(request_args: RequestArgs) -> dict[str, Any]:
     _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in BEACONS],
                                  ref_template=REF)
-    bad, unavailable = _body("Invalid parameter", "Error"), _body("Search is unavailable; retry later", "Error")
+    bad = _body("Invalid parameter", "Error")
+    retry_after = {"headers": {"Retry-After": {"description": "Seconds to wait before retrying", "required": True,
+                                               "schema": {"type": "integer", "minimum": 1}}}}
+    unavailable = _body(f"Search is unavailable; retry after the seconds in Retry-After ({RETRY_AFTER_UNAVAILABLE})",
+                        "Error") | retry_after
     limited = _body("Too many requests from this client; see Retry-After", "Error")
     # Answered by the server before the app (webapp/server.py), whatever the path.
     too_long = {"414": _body("The URL is longer than the server accepts (gunicorn's limit_request_line)", "Error")}
@@ -58,12 +86,13 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "operationId": "search",
                 "summary": "Search papers (the page's parameters; any size from 1 to the largest page size)",
                 "parameters": query_parameters(request_args.api_search_model),
-                "responses": {"200": _body("Results, facets and paging", "SearchResult"),
+                "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS},
                               "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
                 "parameters": [_ID],
-                "responses": {"200": _body("The paper", "Paper"), "404": _body("No such paper", "Error"),
+                "responses": {"200": _body("The paper", "Paper") | {"links": _PAPER_LINKS},
+                              "404": _body("No such paper", "Error"),
                               **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}/citation": {"get": {
                 "operationId": "getCitation", "summary": "One paper as BibTeX or RIS, as a download",
@@ -90,19 +119,24 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                     "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
-                              "400": _body("Not a valid event, or sent from another site", "Error"),
+                              "400": _body("Not a valid event, not for a search this site served (its "
+                                           "signed query_id) or one of the results it showed, or sent from "
+                                           "another site", "Error"),
                               **too_long, "429": limited}}},
             "/metrics": {"get": {
-                "operationId": "metrics", "summary": "Prometheus metrics (404 with PAPERSEARCH_METRICS=off)",
+                "operationId": "metrics",
+                "summary": "Prometheus metrics, to the addresses of PAPERSEARCH_METRICS_ALLOW (loopback by default) or "
+                           "on PAPERSEARCH_METRICS_BIND; else, or with PAPERSEARCH_METRICS=off, 404",
                 "responses": {"200": {"description": "Prometheus text format",
-                                      "content": {"text/plain": {"schema": {"type": "string"}}}}, **too_long}}},
+                                      "content": {"text/plain": {"schema": {"type": "string"}}}},
+                              "404": _body("Not served to this address, or turned off", "Error"), **too_long}}},
             "/healthz": {"get": {
                 "operationId": "healthz", "summary": "The process is alive (no Elasticsearch call)",
                 "responses": {"200": _body("Alive", "Status"), **too_long}}},
             "/readyz": {"get": {
                 "operationId": "readyz", "summary": "The search alias can be queried",
                 "responses": {"200": _body("Ready", "Status"), **too_long, "503": _body("Not ready", "Status")}}},
-            **openapi_lists.paths(request_args, _body, query_parameters, too_long),
+            **openapi_lists.paths(request_args, _body, query_parameters, too_long, retry_after),
         },
         "components": {"schemas": defs.get("$defs", {})},
     }

@@ -26,12 +26,16 @@ def _page(description: str) -> dict[str, Any]:
     return _text(description, "text/html")
 
 
-def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_long: dict) -> dict[str, Any]:
-    """`json_body(description, model)`, `query_parameters(model)` and the 414 answer come from webapp/openapi.py."""
+def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_long: dict,
+          retry_after: dict) -> dict[str, Any]:
+    """`json_body(description, model)`, `query_parameters(model)`, the 414 answer and the 503's Retry-After
+    header come from webapp/openapi.py."""
     lists = ListArgs(request_args)
-    bad_json, busy_json = json_body("Invalid parameter", "Error"), json_body("Search is unavailable", "Error")
+    bad_json = json_body("Invalid parameter", "Error")
+    busy_json = json_body("Search is unavailable", "Error") | retry_after
     limited_json = json_body("Too many requests from this client; see Retry-After", "Error")
-    bad, busy, limited = _page("Invalid parameter"), _page("Search is unavailable"), _page("Too many requests")
+    bad, limited = _page("Invalid parameter"), _page("Too many requests")
+    busy = _page("Search is unavailable") | retry_after
     export_types = [formats.format_of(f).media_type for f in formats.FORMATS]
     return {
         "/api/export": {"get": {

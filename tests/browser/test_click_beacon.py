@@ -4,10 +4,13 @@ log through navigator.sendBeacon, under the site's CSP, with nothing but the que
 from __future__ import annotations
 
 import json
+import re
 import time
 
 import pytest
 from playwright.sync_api import Page, expect
+
+from webapp.controllers.query_ids import TOKEN_PATTERN
 
 pytestmark = pytest.mark.browser
 
@@ -45,16 +48,16 @@ def test_result_click_is_logged_with_its_position(page: Page, live_server, live_
     sent = beacons(page)
     page.goto(live_server + "/?q=learning&page=2")
     results = page.locator("section.results")
-    query_id = results.get_attribute("data-query-id")
-    assert query_id and len(query_id) == 32
+    query_id = results.get_attribute("data-query-id")  # signed: id, source, positions 11-20, signature
+    assert query_id and re.fullmatch(TOKEN_PATTERN, query_id) and ".page.11.20." in query_id
     second = page.locator("ol.hits > li").nth(1).locator("a[data-paper-id]")
     paper_id = second.get_attribute("data-paper-id")
     second.click()
     expect(page).to_have_url(f"{live_server}/paper/{paper_id}")
 
-    click = logged(live_app, admin, live_query_log, "click", query_id)
+    click = logged(live_app, admin, live_query_log, "click", query_id[:32])
     assert (click["position"], click["paper_id"]) == (12, paper_id)  # page 2 of 10: the second is 12th
-    search = logged(live_app, admin, live_query_log, "search", query_id)
+    search = logged(live_app, admin, live_query_log, "search", query_id[:32])
     assert (search["q"], search["page"], search["source"]) == ("learning", 2, "page")
     assert sent == [{"type": "click", "query_id": query_id, "position": 12, "paper_id": paper_id}]
     assert not errors, errors  # a CSP violation would show here
@@ -74,8 +77,8 @@ def test_retyped_query_is_linked_to_the_one_before(page: Page, live_server, live
     expect(page).to_have_url(f"{live_server}/?q=graph+neural")
     second = page.locator("section.results").get_attribute("data-query-id")
 
-    retype = logged(live_app, admin, live_query_log, "retype", second)
-    assert retype["previous_query_id"] == first
+    retype = logged(live_app, admin, live_query_log, "retype", second[:32])
+    assert retype["previous_query_id"] == first[:32]
     # Paging through the same query is no retype: no beacon at all.
     page.goto(live_server + "/?q=graph+neural&page=2")
     third = page.locator("section.results").get_attribute("data-query-id")

@@ -4,7 +4,8 @@ It drops one known false positive of the negative_data_rejection check (Schemath
 "negative" case that gives a repeatable query parameter (an array of strings) a single value, say the
 string "null", instead of a list. On the wire `?area=null` is a one-element list, valid by the document,
 so the API rightly answers 200. A failure is dropped only when it is that check's and every query value,
-as the URL carries it, is valid under the document's own parameter schemas; every other failure stands.
+as the URL carries it, is valid under the document's own parameter schemas (an optional integer's `anyOf`
+included); every other failure stands.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ def valid_scalar(text: str, schema: dict[str, Any]) -> bool:
     if text == "":
         return True  # allowEmptyValue: the same as leaving the parameter out
     value: Any = text
+    if "anyOf" in schema:  # an optional value (`int | None`): the wire has no null, absent is ""
+        return any(valid_scalar(text, branch) for branch in schema["anyOf"] if branch.get("type") != "null")
     if schema.get("type") == "boolean":
         return text in ("true", "false")  # how a boolean query parameter travels (xl=false)
     if schema.get("type") == "integer":

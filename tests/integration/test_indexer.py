@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import random
 import signal
 import subprocess
 import sys
@@ -22,16 +21,15 @@ from pathlib import Path
 import psutil
 import pytest
 from elasticsearch import Elasticsearch
-from support import ROOT, build_alias, write_jsonl
+from support import ROOT, TAXONOMY, build_alias, synthetic, write_jsonl
 
 from indexer import versions
-from indexer.build_lock import BuildLock, LockBusy
+from indexer.build_lock import DEFAULT_TTL, BuildLock, LockBusy
 from papersearch import index_definition
 
 SEEDS = sorted((ROOT / "tests" / "fixtures" / "seeds").glob("*.txt"))
 BROKEN = ROOT / "tests" / "fixtures" / "broken.jsonl"
 ADMIN_CLI = str(Path(sys.executable).parent / "papersearch-admin")
-TAXONOMY = json.loads((ROOT / "config" / "taxonomy.json").read_text(encoding="utf-8"))
 CHROME = ("论文检索", "篇学术成果中精准定位")
 LOCK_BUSY = "another build holds the lock"
 
@@ -148,26 +146,6 @@ def expected_page(path: Path) -> list[dict]:
             })
             topic, authors = None, None
     return papers
-
-
-def synthetic(path: Path, n: int, prefix: str = "syn") -> Path:
-    """n distinct papers with explicit ids, streamed to disk."""
-    words = ["sparse", "attention", "graph", "kernel", "bayesian", "transformer", "diffusion", "gradient",
-             "optimal", "transport", "contrastive", "federated", "quantized", "robust", "causal", "spectral"]
-    subareas = [(a["name"], s["name"]) for a in TAXONOMY["areas"] for s in a.get("subareas", [])]
-    rnd = random.Random(n)
-    with path.open("w", encoding="utf-8") as f:
-        for i in range(n):
-            area, sub = subareas[i % len(subareas)]
-            record = {
-                "id": f"{prefix}{i:07d}",
-                "title": f"{prefix} {i}: " + " ".join(rnd.choices(words, k=4)),
-                "abstract": " ".join(rnd.choices(words, k=16)),
-                "authors": [f"Author {i % 997}", f"Coauthor {i % 89}"],
-                "topic_area": area, "topic_subarea": sub, "year": 1990 + i % 35,
-            }
-            f.write(json.dumps(record) + "\n")
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -365,7 +343,8 @@ def _wait_for(condition, timeout: float, what: str) -> None:
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
-def test_killed_reindex_keeps_alias_and_its_stale_lock_expires(cluster, alias: str, big_files: dict[int, Path]) -> None:
+def test_a_killed_reindex_keeps_the_alias_and_the_next_one_takes_over_at_once(cluster, alias: str,
+                                                                             big_files: dict[int, Path]) -> None:
     build_alias(cluster, alias, SEEDS)
     es = cluster.client("admin")
     old = live(es, alias)
@@ -398,15 +377,13 @@ def test_killed_reindex_keeps_alias_and_its_stale_lock_expires(cluster, alias: s
     state = {v.name: v for v in versions.versions(es, alias)}
     assert state[leftover].complete is False and state[leftover].live is False
     held = lock_doc(es, alias)
-    assert held is not None
+    assert held is not None and held["pid"] == proc.pid
 
-    refused = reindex(cluster, alias, *SEEDS, expect=1)  # default ttl: the dead run's lock still counts
-    assert LOCK_BUSY in refused.stderr
-    assert live(es, alias) == old
-
-    ttl = 2.0
-    _wait_for(lambda: time.time() - float(held["heartbeat"]) > ttl + 0.5, 30, "the lock to go stale")
-    result = reindex(cluster, alias, *SEEDS, PAPERSEARCH_LOCK_TTL=str(ttl))
+    # The holder ran here and its process is gone: the next build takes the lock at once (default ttl, 120 s).
+    started = time.monotonic()
+    result = reindex(cluster, alias, *SEEDS)
+    assert time.monotonic() - started < DEFAULT_TTL / 4
+    assert f"pid {held['pid']} on this host" in result.stderr and "taking it over now" in result.stderr
     new = live(es, alias)
     assert new not in (old, leftover)
     assert count(es, alias) == 40
@@ -414,6 +391,23 @@ def test_killed_reindex_keeps_alias_and_its_stale_lock_expires(cluster, alias: s
     assert leftover not in alias_indices(es, alias)
     assert old in alias_indices(es, alias)  # still kept for a rollback
     assert lock_doc(es, alias) is None
+
+
+def test_a_lock_from_another_host_waits_for_its_ttl(cluster, alias: str) -> None:
+    """Another machine's pid says nothing here: its lock is taken over only once its heartbeat is stale."""
+    build_alias(cluster, alias, [SEEDS[0]])
+    es = cluster.client("admin")
+    with BuildLock(cluster.client("indexer"), alias):
+        pass  # creates the lock index
+    body = {"owner": "elsewhere:1:1", "heartbeat": time.time(), "host_id": "another-boot/1", "pid": 999_999_999,
+            "taken_ns": 1, "started": "2026-12-01T00:00:00+00:00"}
+    es.index(index=f"{alias}_locks", id="build", document=body, refresh=True)
+    refused = reindex(cluster, alias, *SEEDS, expect=1)
+    assert LOCK_BUSY in refused.stderr and "taking it over" not in refused.stderr
+    ttl = 2.0
+    _wait_for(lambda: time.time() - body["heartbeat"] > ttl + 0.5, 30, "the lock to go stale")
+    reindex(cluster, alias, *SEEDS, PAPERSEARCH_LOCK_TTL=str(ttl))
+    assert count(es, alias) == 40 and lock_doc(es, alias) is None
 
 
 def test_second_reindex_is_refused_while_one_runs(cluster, alias: str) -> None:

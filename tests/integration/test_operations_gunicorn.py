@@ -13,7 +13,7 @@ from pathlib import Path
 import psutil
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-from support import gunicorn
+from support import free_port, gunicorn
 
 WORKERS = 3
 QUERIES = ["transformer", "diffusion", "graph neural", "大语言模型", "zzzqqqxxyy", "reinforcement"]
@@ -91,3 +91,19 @@ def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, a
     assert any(r["path"] == "/api/search" and r["status"] == "200" and r["method"] == "GET" for r in access)
     assert any(r["logger"] == "gunicorn.error" and re.search(r"Booting worker", r["message"]) for r in records)
     assert not any("Traceback" in line for line in lines)
+
+
+def test_metrics_on_a_bind_of_their_own(cluster, sample_alias, tmp_path):
+    """PAPERSEARCH_METRICS_BIND: a second address that serves /metrics alone, to whoever reaches it, while the
+    site's own address answers /metrics only to PAPERSEARCH_METRICS_ALLOW (here a network loopback is not in)."""
+    port = free_port()
+    metrics_base = f"http://127.0.0.1:{port}"
+    with gunicorn(cluster, sample_alias, tmp_path / "gunicorn.log", workers=2,
+                  PAPERSEARCH_METRICS_BIND=f"127.0.0.1:{port}", PAPERSEARCH_METRICS_ALLOW="10.0.0.0/8") as (_, site):
+        assert requests.get(f"{site}/api/search?q=graph", timeout=20).status_code == 200
+        own = requests.get(f"{metrics_base}/metrics", timeout=10)
+        assert own.status_code == 200 and "papersearch_searches_total" in own.text
+        refused = requests.get(f"{site}/metrics", timeout=10)
+        assert refused.status_code == 404 and refused.json()["error"]["code"] == "not_found"
+        assert requests.get(f"{metrics_base}/api/search?q=graph", timeout=10).status_code == 404  # nothing else
+        assert requests.get(f"{metrics_base}/", timeout=10).status_code == 404

@@ -6,6 +6,7 @@ the click and retype beacons, /metrics, and a query log whose cluster hangs or i
 
 from __future__ import annotations
 
+import logging
 import re
 import socket
 import threading
@@ -16,8 +17,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from prometheus_client.parser import text_string_to_metric_families
 
-from papersearch import querylog
 from webapp import create_app
+from webapp.controllers.query_ids import TOKEN_PATTERN, QueryIds
 from webapp.querylog import FULL, UNAVAILABLE, QueryLogWriter
 
 PRIVATE = {"REMOTE_ADDR": "203.0.113.77", "HTTP_X_FORWARDED_FOR": "198.51.100.9",
@@ -65,14 +66,17 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     page = client.get("/?q=diffsuion&area=Deep+Learning&lang=zh", environ_base=PRIVATE)
     assert page.status_code == 200
     html = page.get_data(as_text=True)
-    page_id = re.search(r'data-query-id="([0-9a-f]{32})"', html).group(1)
+    page_token = re.search(r'data-query-id="([^"]+)"', html).group(1)
+    assert re.fullmatch(TOKEN_PATTERN, page_token) and ".page.1." in page_token
+    page_id = page_token[:32]  # what the log stores; the page carries it signed
     assert 'data-events-url="/api/events"' in html and "querylog.js" in html
     api = client.get("/api/search?q=transformer&year=2024&year=2023&year_from=2020&sort=year",
                      environ_base=PRIVATE).get_json()
-    assert re.fullmatch(querylog.QUERY_ID_PATTERN, api["query_id"])
+    assert re.fullmatch(TOKEN_PATTERN, api["query_id"]) and ".api.1." in api["query_id"]
+    api_id = api["query_id"][:32]
     paper_id = re.search(r'data-paper-id="([^"]+)"', html).group(1)
-    for body in (f'{{"type":"click","query_id":"{page_id}","position":1,"paper_id":"{paper_id}"}}',
-                 f'{{"type":"retype","query_id":"{api["query_id"]}","previous_query_id":"{page_id}"}}'):
+    for body in (f'{{"type":"click","query_id":"{page_token}","position":1,"paper_id":"{paper_id}"}}',
+                 f'{{"type":"retype","query_id":"{api["query_id"]}","previous_query_id":"{page_token}"}}'):
         r = client.post("/api/events", data=body, content_type="text/plain;charset=UTF-8", environ_base=PRIVATE)
         assert r.status_code == 204, r.get_data(as_text=True)
 
@@ -83,38 +87,86 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     assert page_doc["q"] == "diffsuion" and page_doc["filters"] == ["area=Deep Learning"]
     assert "did_you_mean" in page_doc["fallbacks"] and page_doc["did_you_mean"] == "diffusion"
     assert page_doc["total"] > 0 and page_doc["zero_result"] is False
-    assert api_doc["query_id"] == api["query_id"] and api_doc["source"] == "api"
+    assert api_doc["query_id"] == api_id and api_doc["source"] == "api"
     assert api_doc["filters"] == ["year=2024", "year=2023", "year_from=2020"] and api_doc["sort"] == "year"
     assert api_doc["total"] == api["total"] and api_doc["took_ms"] == api["took_ms"]
     assert click == {"timestamp": click["timestamp"], "query_id": page_id, "event": "click", "position": 1,
-                     "paper_id": paper_id}
-    assert retype["previous_query_id"] == page_id and retype["query_id"] == api["query_id"]
+                     "paper_id": paper_id, "source": "page"}
+    assert retype["previous_query_id"] == page_id and retype["query_id"] == api_id and retype["source"] == "api"
     everything = repr(docs)
     for secret in ("203.0.113.77", "198.51.100.9", "SecretAgent", "s3cr3t-cookie"):
         assert secret not in everything
 
 
-def test_bad_beacons_are_refused_with_a_reason(logged_app, admin, log_base):
+def test_bad_beacons_are_refused_counted_and_never_written(logged_app, admin, log_base, caplog):
     client = logged_app.test_client()
-    qid = uuid.uuid4().hex
+    ids = logged_app.extensions["recorder"].query_ids
+    served = client.get("/api/search?q=transformer&page=2&size=5").get_json()  # results 6 to 10
+    assert len(served["hits"]) == 5
+    token, qid = served["query_id"], uuid.uuid4().hex
+    forged = QueryIds(b"f" * 32).issue(qid, "page", 0, 10)  # well-formed, signed with another key
+    widened = token.replace(".6.10.", ".1.100.")
     cases = {
-        "not json": "Invalid JSON",
-        f'{{"type":"click","query_id":"{qid}","position":0,"paper_id":"p"}}': "position",
-        '{"type":"click","query_id":"nope","position":1,"paper_id":"p"}': "query_id",
-        f'{{"type":"view","query_id":"{qid}"}}': "type",
-        f'{{"type":"retype","query_id":"{qid}","previous_query_id":"{qid}","ip":"1.2.3.4"}}': "ip",
-        "x" * 5000: "larger than 2048 bytes",
+        "not json": ("Invalid JSON", "invalid"),
+        f'{{"type":"click","query_id":"{token}","position":0,"paper_id":"p"}}': ("position", "invalid"),
+        f'{{"type":"click","query_id":"{token}","position":100001,"paper_id":"p"}}': ("position", "invalid"),
+        f'{{"type":"click","query_id":"{qid}","position":1,"paper_id":"p"}}': ("query_id", "invalid"),  # unsigned
+        f'{{"type":"view","query_id":"{token}"}}': ("type", "invalid"),
+        f'{{"type":"retype","query_id":"{token}","previous_query_id":"{token}","ip":"1.2.3.4"}}': ("ip", "invalid"),
+        "x" * 5000: ("larger than 2048 bytes", "too_large"),
+        f'{{"type":"click","query_id":"{forged}","position":1,"paper_id":"p"}}': ("not a search", "unknown_query"),
+        f'{{"type":"click","query_id":"{widened}","position":1,"paper_id":"p"}}': ("not a search", "unknown_query"),
+        f'{{"type":"retype","query_id":"{token}","previous_query_id":"{forged}"}}': ("not a search", "unknown_query"),
+        f'{{"type":"click","query_id":"{token}","position":5,"paper_id":"p"}}': ("position", "position"),
+        f'{{"type":"click","query_id":"{token}","position":11,"paper_id":"p"}}': ("position", "position"),
     }
-    for body, reason in cases.items():
+    before = scrape(client)
+    caplog.set_level(logging.DEBUG)
+    caplog.clear()
+    for body, (message, _) in cases.items():
         r = client.post("/api/events", data=body, content_type="text/plain")
         assert r.status_code == 400, body
-        assert reason in r.get_json()["error"]["message"], (body, r.get_json())
+        assert message in r.get_json()["error"]["message"], (body, r.get_json())
     cross_site = client.post("/api/events", headers={"Sec-Fetch-Site": "cross-site"},
-                             data=f'{{"type":"click","query_id":"{qid}","position":1,"paper_id":"p"}}')
+                             data=f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"p"}}')
     assert cross_site.status_code == 400 and "another site" in cross_site.get_json()["error"]["message"]
     assert client.get("/api/events").status_code == 405
-    assert logged_app.extensions["recorder"].writer.flush(10)
-    assert list(admin.indices.get(index=f"{log_base}-*", allow_no_indices=True)) == []  # nothing was written
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("webapp")] == []  # never logged
+    after = scrape(client)
+    rejected = "papersearch_events_rejected_total"
+    expected = {reason: sum(1 for _, r in cases.values() if r == reason) for _, reason in cases.values()}
+    expected["cross_site"] = 1
+    assert {reason: value(after, rejected, reason=reason) - value(before, rejected, reason=reason)
+            for reason in expected} == expected
+    # Only the search was written, no refused beacon.
+    assert [d["event"] for d in stored(logged_app, admin, log_base)] == ["search"]
+    assert ids.verify(token) is not None  # the real one stays valid
+    ok = client.post("/api/events", data=f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"p"}}')
+    assert ok.status_code == 204
+
+
+def test_metrics_only_to_allowed_addresses(cluster, sample_alias):
+    """PAPERSEARCH_METRICS_ALLOW: loopback by default; a request relayed by an untrusted proxy is not its own."""
+    default = create_app(cluster.settings(sample_alias), rate_limit="off").test_client()
+    assert default.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"}).status_code == 200
+    assert default.get("/metrics", environ_base={"REMOTE_ADDR": "::1"}).status_code == 200
+    refused = default.get("/metrics", environ_base={"REMOTE_ADDR": "203.0.113.5"})
+    assert refused.status_code == 404 and refused.get_json()["error"]["code"] == "not_found"
+    relayed = default.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"},
+                          headers={"X-Forwarded-For": "203.0.113.5"})
+    assert relayed.status_code == 404  # a reverse proxy on this host must not open /metrics to the world
+    lan = create_app(cluster.settings(sample_alias, PAPERSEARCH_METRICS_ALLOW="10.0.0.0/8, 192.168.1.7"),
+                     rate_limit="off").test_client()
+    assert [lan.get("/metrics", environ_base={"REMOTE_ADDR": a}).status_code
+            for a in ("10.1.2.3", "192.168.1.7", "192.168.1.8", "127.0.0.1")] == [200, 200, 404, 404]
+    proxied = create_app(cluster.settings(sample_alias, PAPERSEARCH_TRUSTED_PROXIES="1"), rate_limit="off")
+    client = proxied.test_client()
+    assert client.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"},
+                      headers={"X-Forwarded-For": "203.0.113.5"}).status_code == 404
+    assert client.get("/metrics", environ_base={"REMOTE_ADDR": "127.0.0.1"},
+                      headers={"X-Forwarded-For": "127.0.0.1"}).status_code == 200
+    with pytest.raises(ValueError, match="not an address or CIDR"):
+        cluster.settings(sample_alias, PAPERSEARCH_METRICS_ALLOW="10.0.0.0/33")
 
 
 def test_metrics_count_requests_searches_and_elasticsearch_calls(cluster, sample_alias):

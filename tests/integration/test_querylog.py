@@ -60,7 +60,7 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
     now = datetime.now(UTC)
     search = search_event(now, " Graph  Neural ", 0, filters=["area=Deep Learning", "year=2024"],
                           fallbacks=["typo"], did_you_mean="graph neural", lang="zh", source="api")
-    click = querylog.ClickEvent(timestamp=now, query_id=search.query_id, position=3, paper_id="p-1")
+    click = querylog.ClickEvent(timestamp=now, query_id=search.query_id, position=3, paper_id="p-1", source="api")
     write(cluster, base, [search, click])
 
     index = querylog.daily_index(base, now)
@@ -75,6 +75,7 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
     }
     assert datetime.fromisoformat(docs["search"]["timestamp"]) == now
     assert docs["click"]["position"] == 3 and docs["click"]["query_id"] == search.query_id
+    assert docs["click"]["source"] == "api"
     for doc in docs.values():
         assert not [key for key in doc if any(word in key.lower() for word in PRIVATE)]
     mapping = admin.indices.get_mapping(index=index)[index]["mappings"]
@@ -131,13 +132,18 @@ def seeded_log(now: datetime) -> list[querylog.Event]:
         *[search_event(old + timedelta(minutes=i), "old query", 3) for i in range(5)],
     ]
     clicked = events[0].query_id
+    # One far-off click (a fuzzer's, say): the median does not care, the mean (2,502) would.
     events += [querylog.ClickEvent(timestamp=day1 + timedelta(minutes=1), query_id=clicked, position=p,
-                                   paper_id=f"p{p}") for p in (1, 2, 6)]
+                                   paper_id=f"p{p}", source="page") for p in (1, 2, 6, 9000)]
+    # A program's searches and click through the API: left out unless asked for (--source api|all).
+    api = [search_event(day2 + timedelta(minutes=20 + i), "api only", 3, source="api") for i in range(6)]
+    events += [*api, querylog.ClickEvent(timestamp=day2 + timedelta(minutes=30), query_id=api[0].query_id,
+                                         position=1, paper_id="p1", source="api")]
 
     def retyped(at: datetime, first: str, then: str, after: timedelta) -> list[querylog.Event]:
         a, b = search_event(at, first, 0), search_event(at + after, then, 7)
         return [a, b, querylog.RetypeEvent(timestamp=b.timestamp, query_id=b.query_id,
-                                           previous_query_id=a.query_id)]
+                                           previous_query_id=a.query_id, source="page")]
 
     events += retyped(day2 + timedelta(hours=1), "grpah neural", "graph neural", timedelta(seconds=20))
     events += retyped(day2 + timedelta(hours=2), "grpah neural", "graph neural", timedelta(seconds=40))
@@ -161,7 +167,8 @@ def test_report_on_a_seeded_log_counts_right(cluster, base):
     assert {q.query: q.searches for q in report.top_zero_result_queries} == {
         "量子 纠错": 2, "grpah neural": 2, "xyzzy": 1, "lstm": 1, "slow typist": 1, "paging": 1}
     assert "" not in {q.query for q in report.top_queries}  # browsing without a query is not a query
-    assert report.clicks == 3 and report.mean_click_position == pytest.approx(3.0)
+    assert report.clicks == 4 and report.median_click_position == pytest.approx(4.0)
+    assert "api only" not in {q.query for q in report.top_queries}
     assert report.took_p50_ms == pytest.approx(10) and 10 < report.took_p95_ms <= 100
     assert [r.model_dump() for r in report.retyped] == [
         {"query": "grpah neural", "times": 2, "next_query": "graph neural"},
@@ -169,15 +176,24 @@ def test_report_on_a_seeded_log_counts_right(cluster, base):
     ]
     wider = build(cluster.client("indexer"), base, timedelta(days=14), now=now)
     assert wider.searches == 25 and wider.top_queries[0].model_dump() == {"query": "old query", "searches": 5}
+    programs = build(cluster.client("indexer"), base, timedelta(days=7), now=now, source="api")
+    assert (programs.searches, programs.clicks, programs.top_queries[0].query) == (6, 1, "api only")
+    everything = build(cluster.client("indexer"), base, timedelta(days=7), now=now, source="all")
+    assert (everything.searches, everything.clicks) == (26, 5)
+    assert everything.top_queries[0].model_dump() == {"query": "api only", "searches": 6}
 
     # The command: JSON with the same numbers, and a readable table.
     as_json = run_admin(cluster, base, "report", "--since", "7d", "--json")
     assert as_json.returncode == 0, as_json.stderr
     data = json.loads(as_json.stdout)
-    assert (data["searches"], data["zero_result"], data["clicks"], data["zero_result_share"]) == (20, 8, 3, 0.4)
+    assert (data["searches"], data["zero_result"], data["clicks"], data["zero_result_share"]) == (20, 8, 4, 0.4)
+    assert data["source"] == "page" and data["median_click_position"] == pytest.approx(4.0)
+    as_api = run_admin(cluster, base, "report", "--since", "7d", "--source", "api", "--json")
+    assert as_api.returncode == 0 and json.loads(as_api.stdout)["searches"] == 6, as_api.stderr
     table = run_admin(cluster, base, "report")
     assert table.returncode == 0, table.stderr
-    assert "searches 20, zero results 8 (40.0%)" in table.stdout
+    assert "searches 20, zero results 8 (40.0%)" in table.stdout and "search page only" in table.stdout
+    assert "median click position 4" in table.stdout
     assert "grpah neural → graph neural" in table.stdout
     bad = run_admin(cluster, base, "report", "--since", "a week")
     assert bad.returncode == 2 and "expected a duration like 7d" in bad.stderr

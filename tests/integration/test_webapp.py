@@ -448,7 +448,14 @@ def test_openapi_document(client):
 
 
 BAD = [
-    ("page=0", "Page must be 1 or more"),
+    ("page=0", "Page must be from 1 to 10000 (got 0)"),
+    ("page=10001", "Page must be from 1 to 10000 (got 10001)"),
+    # Once a 500 (Schemathesis): a page number beyond 64 bits could not be written back as JSON.
+    ("page=6863645574222568226816", "Page must be from 1 to 10000 (got 6863645574222568226816)"),
+    ("page=" + "9" * 5000, "Page must be from 1 to 10000"),
+    ("page=1.0", "must be a whole number"),
+    ("page=2&page=3", "may be given only once"),
+    ("q=a&q=b", "may be given only once"),
     ("page=abc", "must be a whole number"),
     ("size=101", "Page size"),
     ("year=abc", "“year” must be a whole number"),
@@ -483,7 +490,14 @@ def test_the_api_takes_any_page_size_the_page_its_selector(client):
 
 def test_bad_parameter_message_in_chinese(client):
     r = client.get("/?page=0&lang=zh")
-    assert r.status_code == 400 and "页码必须大于等于 1" in r.get_data(as_text=True)
+    assert r.status_code == 400 and "页码须在 1 到 10000 之间" in r.get_data(as_text=True)
+
+
+def test_the_deepest_page_is_too_deep_not_an_error(client):
+    """Pages up to the window's end answer (no hits beyond it, a friendly note); only beyond is a 400."""
+    r, data = api(client, "/api/search?page=10000")
+    assert r.status_code == 200 and data["too_deep"] is True and data["hits"] == []
+    assert client.get("/?page=10000").status_code == 200
 
 
 def test_over_long_suggest_prefix_is_400(client):

@@ -32,7 +32,8 @@ def test_search_parameters_declare_what_is_validated():
     # the API takes any size up to the largest the page offers
     assert p["size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": max(CONFIG["page_sizes"]),
                                    "default": CONFIG["default_page_size"]}
-    assert p["page"]["schema"] == {"type": "integer", "minimum": 1, "default": 1}
+    assert p["page"]["schema"] == {"type": "integer", "minimum": 1, "maximum": CONFIG["max_result_window"],
+                                   "default": 1}
     subarea = p["subarea"]["schema"]
     assert subarea["type"] == "array" and subarea["items"]["pattern"] == SUBAREA_PATTERN
     assert p["subarea"]["style"] == "form" and p["subarea"]["explode"] is True
@@ -77,3 +78,48 @@ def test_the_414_body_is_our_error():
     assert f"Content-Length: {len(body)}".encode() in head
     assert json.loads(body) == {"error": {"status": 414, "code": "uri_too_long",
                                           "message": "The address (URL) is too long."}}
+
+
+def _integers(schema: object, where: str) -> list[tuple[str, dict]]:
+    """Every integer schema inside `schema`, with where it is."""
+    found: list[tuple[str, dict]] = []
+    if isinstance(schema, dict):
+        if schema.get("type") == "integer":
+            found.append((where, schema))
+        for key, value in schema.items():
+            found += _integers(value, f"{where}/{key}")
+    elif isinstance(schema, list):
+        for i, value in enumerate(schema):
+            found += _integers(value, f"{where}/{i}")
+    return found
+
+
+def test_every_number_that_comes_in_has_a_documented_range():
+    """The fault class Schemathesis found (a page number beyond 64 bits answered 500): every integer a request
+    may carry, in any route's parameters or body, declares a minimum and a maximum. A new route passes only if
+    it declares its numbers with params.bounded() (or a Field with ge/le)."""
+    inputs: list[tuple[str, dict]] = []
+    for path, operations in DOC["paths"].items():
+        for method, operation in operations.items():
+            for param in operation.get("parameters", []):
+                inputs += _integers(param["schema"], f"{method.upper()} {path} {param['name']}")
+            if "requestBody" in operation:
+                inputs += _integers(operation["requestBody"], f"{method.upper()} {path} body")
+    for name in ("ClickBeacon", "RetypeBeacon"):  # the request bodies' models
+        inputs += _integers(DOC["components"]["schemas"][name], name)
+    assert len(inputs) >= 6  # page, size, year, year_from, year_to, a click's position
+    unbounded = [where for where, schema in inputs if not {"minimum", "maximum"} <= set(schema)]
+    assert not unbounded, f"integers without a documented range: {unbounded}"
+
+
+def test_503_answers_document_retry_after():
+    for path, operations in DOC["paths"].items():
+        for operation in operations.values():
+            if "503" in operation["responses"] and path != "/readyz":
+                assert operation["responses"]["503"]["headers"]["Retry-After"]["required"] is True, path
+
+
+def test_searches_link_to_papers_and_events_for_stateful_checkers():
+    links = DOC["paths"]["/api/search"]["get"]["responses"]["200"]["links"]
+    assert {link["operationId"] for link in links.values()} == {"getPaper", "getCitation", "event"}
+    assert links["retype"]["requestBody"]["query_id"] == "$response.body#/query_id"

@@ -89,7 +89,7 @@ def test_report_table_aligns_chinese_queries():
                     retyped=[Retyped(query="grpah", times=1, next_query="graph")])
     text = render(report, "papersearch-querylog")
     assert "searches 4, zero results 1 (25.0%)" in text
-    assert "mean click position -" in text
+    assert "median click position -" in text and "search page only" in text
     rows = [line for line in text.splitlines() if line.startswith(("大语言模型", "llm "))]
     widths = [sum(2 if "\u4e00" <= c <= "\u9fff" else 1 for c in line) for line in rows]
     assert len(rows) == 2 and widths[0] == widths[1]
@@ -115,13 +115,14 @@ def test_openapi_declares_the_beacons_and_metrics():
     from papersearch.index_definition import search_config
     from webapp import openapi
     from webapp.controllers.params import RequestArgs
+    from webapp.controllers.query_ids import TOKEN_PATTERN
 
     doc = openapi.document(RequestArgs(search_config()))
     body = doc["paths"]["/api/events"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert [ref["$ref"].rsplit("/", 1)[1] for ref in body["oneOf"]] == ["ClickBeacon", "RetypeBeacon"]
     click = doc["components"]["schemas"]["ClickBeacon"]
-    assert click["additionalProperties"] is False and click["properties"]["query_id"]["pattern"] == (
-        querylog.QUERY_ID_PATTERN)
+    assert click["additionalProperties"] is False and click["properties"]["query_id"]["pattern"] == TOKEN_PATTERN
+    assert click["properties"]["position"]["maximum"] == search_config()["max_result_window"]
     assert "/metrics" in doc["paths"]
 
 

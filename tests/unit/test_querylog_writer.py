@@ -41,7 +41,7 @@ class StandInClient:
 
 def click(day: int = 30, n: int = 1) -> querylog.ClickEvent:
     return querylog.ClickEvent(timestamp=datetime(2026, 11, day, 12, tzinfo=UTC), query_id=querylog.new_query_id(),
-                               position=n, paper_id=f"p{n}")
+                               position=n, paper_id=f"p{n}", source="page")
 
 
 def make(client: StandInClient, **kwargs) -> tuple[QueryLogWriter, Counter]:

@@ -2,25 +2,34 @@
 and the search page's beacons (a result click, a query retyped soon after the previous one).
 
 Nothing identifying is recorded: no IP address, cookie or user agent (papersearch/querylog.py). With
-PAPERSEARCH_QUERY_LOG=off the counting stays and nothing is written.
+PAPERSEARCH_QUERY_LOG=off the counting stays and nothing is written. A beacon counts only for a search
+the site served: its query id must be one the site signed (controllers/query_ids.py), a click's position
+one of the results shown. Any other beacon is refused (400), counted in
+papersearch_events_rejected_total by reason, and never written or logged.
 """
 
 from __future__ import annotations
 
+import typing
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from papersearch import querylog
+from papersearch.index_definition import search_config
 from papersearch.text import MAX_ID_BYTES
 from webapp import metrics
 from webapp.controllers.params import ParamError
-from webapp.domain import SearchResult
+from webapp.controllers.query_ids import TOKEN_PATTERN, Issued, QueryIds
+from webapp.domain import SearchParams, SearchResult
 from webapp.querylog import QueryLogWriter
 
 MAX_BEACON_BYTES = 2048
-MAX_POSITION = 100_000
-QueryId = Annotated[str, Field(pattern=querylog.QUERY_ID_PATTERN)]
+# No result lies deeper than the result window (the deepest page with one result per page).
+MAX_POSITION = SearchParams.deepest_page(search_config()["max_result_window"])
+QueryId = Annotated[str, Field(pattern=TOKEN_PATTERN, description="The search's `query_id`, as the site gave it")]
+# Browsers say where a request comes from (Sec-Fetch-Site); another site's page must not feed our query log.
+SAME_SITE = ("same-origin", "none")
 
 
 class _Beacon(BaseModel):
@@ -59,11 +68,12 @@ def filters_of(result: SearchResult) -> list[str]:
 
 
 class Recorder:
-    def __init__(self, writer: QueryLogWriter | None) -> None:
+    def __init__(self, writer: QueryLogWriter | None, query_ids: QueryIds) -> None:
         self.writer = writer
+        self.query_ids = query_ids
 
     def search(self, result: SearchResult, source: querylog.Source, lang: str) -> None:
-        """Count the search; when the query log is on, write it and give the result its query id."""
+        """Count the search; when the query log is on, write it and give the result its signed query id."""
         metrics.count_search(source, result.total, result.fallbacks)
         if self.writer is None:
             return
@@ -74,25 +84,44 @@ class Recorder:
             fallbacks=result.fallbacks, did_you_mean=result.did_you_mean, lang=lang, source=source,
         )
         self.writer.submit(event)
-        result.query_id = event.query_id
+        result.query_id = self.query_ids.issue(event.query_id, source, p.offset, len(result.hits))
 
-    def beacon(self, body: bytes) -> None:
-        """One beacon from the search page (JSON); ParamError when it is not one."""
-        if len(body) > MAX_BEACON_BYTES:
-            raise ParamError("error.event", detail=f"larger than {MAX_BEACON_BYTES} bytes")
-        try:
-            beacon = _BEACON.validate_json(body)
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(map(str, first["loc"])) or "body"
-            raise ParamError("error.event", detail=f"{where}: {first['msg']}"[:200]) from None
+    def beacon(self, body: bytes, fetch_site: str = "same-origin") -> None:
+        """One beacon from the search page (JSON); ParamError (counted, not written) when it is not one."""
+        beacon, issued = self._accepted(body, fetch_site)
         if isinstance(beacon, ClickBeacon):
             metrics.CLICKS.inc()
         if self.writer is None:
             return
         if isinstance(beacon, ClickBeacon):
-            self.writer.submit(querylog.ClickEvent(query_id=beacon.query_id, position=beacon.position,
-                                                   paper_id=beacon.paper_id))
+            self.writer.submit(querylog.ClickEvent(query_id=issued[0].query_id, position=beacon.position,
+                                                   paper_id=beacon.paper_id, source=issued[0].source))
         else:
-            self.writer.submit(querylog.RetypeEvent(query_id=beacon.query_id,
-                                                    previous_query_id=beacon.previous_query_id))
+            self.writer.submit(querylog.RetypeEvent(query_id=issued[0].query_id, source=issued[0].source,
+                                                    previous_query_id=issued[1].query_id))
+
+    def _accepted(self, body: bytes, fetch_site: str) -> tuple[ClickBeacon | RetypeBeacon, list[Issued]]:
+        """The beacon and what its query ids say (the search's, then for a retype the previous one's)."""
+        if fetch_site not in SAME_SITE:
+            raise _rejected("cross_site", "sent from another site")
+        if len(body) > MAX_BEACON_BYTES:
+            raise _rejected("too_large", f"larger than {MAX_BEACON_BYTES} bytes")
+        try:
+            beacon = _BEACON.validate_json(body)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(map(str, first["loc"])) or "body"
+            raise _rejected("invalid", f"{where}: {first['msg']}"[:200]) from None
+        tokens = [beacon.query_id] + ([beacon.previous_query_id] if isinstance(beacon, RetypeBeacon) else [])
+        issued = [self.query_ids.verify(token) for token in tokens]
+        if None in issued:
+            raise _rejected("unknown_query", "not a search this site served")
+        valid = typing.cast(list[Issued], issued)
+        if isinstance(beacon, ClickBeacon) and not valid[0].shows(beacon.position):
+            raise _rejected("position", "that search did not show a result at this position")
+        return beacon, valid
+
+
+def _rejected(reason: str, detail: str) -> ParamError:
+    metrics.EVENTS_REJECTED.labels(reason).inc()
+    return ParamError("error.event", detail=detail)

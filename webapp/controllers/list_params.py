@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field, ValidationError, create_model
 from werkzeug.datastructures import MultiDict
 
 from papersearch.text import MAX_ID_BYTES
-from webapp.controllers.params import ParamError, RequestArgs, _Args
+from webapp.controllers.params import Args, ParamError, RequestArgs, bounded
 from webapp.domain import SearchParams
 from webapp.serializers.export import FORMATS as EXPORT_FORMATS
 
@@ -38,13 +38,13 @@ def _search_fields(request_args: RequestArgs, **defaults: Any) -> dict[str, Any]
     return fields
 
 
-class ExportOwnArgs(_Args):
+class ExportOwnArgs(Args):
     format: typing.Literal[EXPORT_FORMATS] = Field("bibtex", description="Export format")
-    limit: int = Field(EXPORT_MAX, ge=1, le=EXPORT_MAX, description=f"Papers to export, in the order of the "
+    limit: bounded(1, EXPORT_MAX) = Field(EXPORT_MAX, description=f"Papers to export, in the order of the "
                        f"results pages (at most {EXPORT_MAX})")
 
 
-class SitemapArgs(_Args):
+class SitemapArgs(Args):
     after: str = Field("", max_length=MAX_ID_BYTES, description="The file's ids come after this paper id "
                        "(as /sitemap.xml lists it); empty: from the first")
 
@@ -55,7 +55,7 @@ class ListArgs:
     def __init__(self, request_args: RequestArgs) -> None:
         self.request_args = request_args
         self.feed_model: type[BaseModel] = create_model(
-            "FeedArgs", __base__=_Args, **_search_fields(request_args, sort=FEED_SORT))
+            "FeedArgs", __base__=Args, **_search_fields(request_args, sort=FEED_SORT))
         self.export_model: type[BaseModel] = create_model(
             "ExportArgs", __base__=ExportOwnArgs, **_search_fields(request_args))
         self.sitemap_model = SitemapArgs

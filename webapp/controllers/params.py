@@ -4,16 +4,24 @@ The argument models are built from config/index.json when the app starts (`Reque
 same models generate the OpenAPI parameters (webapp/openapi.py), so the document declares exactly what
 is validated (see DECISIONS.md "OpenAPI generated from the pydantic models"). Limits apply to the values
 as sent; whitespace is collapsed afterwards. An empty value (`?page=`) is the same as leaving the
-parameter out.
+parameter out; a parameter that is not repeatable may be given once.
+
+Every number that comes in has a range, declared once (DECISIONS.md "Bounds on every number that comes
+in"). A route of its own declares its arguments as a model on `Args` with integers from `bounded()`,
+documents them with `openapi.query_parameters(model)` and parses them with `RequestArgs.validate`: the
+document then shows the minimum and maximum, and a value outside them is a 400 (JSON under /api, the
+error page elsewhere) naming the parameter and the range, never a 500.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import typing
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
+from pydantic_core import PydanticCustomError
 from werkzeug.datastructures import MultiDict
 
 from papersearch.index_definition import terms_facets
@@ -55,9 +63,26 @@ def _one_of(allowed: tuple[int, ...]):
     return check
 
 
-class _Args(BaseModel):
+class Args(BaseModel):
+    """The base of every argument model."""
+
     # Python's regular expressions, like the generators that test the OpenAPI document against us.
     model_config = ConfigDict(regex_engine="python-re", extra="ignore")
+
+
+_INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*", re.ASCII)
+
+
+def _integer_text(value: Any) -> Any:
+    """Digits only, as the document's `integer` says ("1.0" and "1e3" are not page numbers)."""
+    if isinstance(value, str) and not _INTEGER_TEXT.fullmatch(value):
+        raise PydanticCustomError("int_parsing", "Input should be a valid integer")
+    return value
+
+
+def bounded(low: int, high: int) -> Any:
+    """An integer from `low` to `high`: the one way to declare a number a URL may carry."""
+    return Annotated[int, Field(ge=low, le=high), BeforeValidator(_integer_text)]
 
 
 def _query(limit: int, description: str) -> Any:
@@ -75,12 +100,14 @@ def _facet_fields(config: dict[str, Any]) -> dict[str, Any]:
     for facet in terms_facets(config):
         name, limits = facet["name"], facet.get("integer")
         if limits:
-            item: Any = Annotated[int, Field(ge=limits["min"], le=limits["max"])]
+            item: Any = bounded(limits["min"], limits["max"])
         else:
             item = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
         fields[facet["param"]] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
         if facet.get("range"):
-            bound = Annotated[int | None, Field(ge=limits["min"], le=limits["max"])] if limits else int | None
+            if not limits:
+                raise ValueError(f"config/index.json: facet {name!r} has a range but no integer min/max")
+            bound = bounded(limits["min"], limits["max"]) | None
             for side, word in (("from", "at least"), ("to", "at most")):
                 fields[facet["range"][side]] = (bound, Field(None, description=f"{name.capitalize()} {word}"))
     return fields
@@ -94,11 +121,11 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
     sorts = tuple(config["sorts"])
     text = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
     if any_size:
-        size_type: Any = Annotated[int, Field(ge=1, le=max(sizes))]
+        size_type: Any = bounded(1, max(sizes))
     else:
         size_type = Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})]
     return create_model(
-        "ApiSearchArgs" if any_size else "SearchArgs", __base__=_Args,
+        "ApiSearchArgs" if any_size else "SearchArgs", __base__=Args,
         q=(_query(int(config["max_query_length"]),
                   'Words, "phrases", -excluded, author:"…", title:"…", abstract:…, topic:…'), ""),
         area=(_filter("Topic area (repeatable; OR within the facet)", text), []),
@@ -106,7 +133,8 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
                          Annotated[str, Field(max_length=MAX_FILTER_LENGTH, pattern=SUBAREA_PATTERN)]), []),
         **_facet_fields(config),
         sort=(typing.Literal[sorts], Field(config["default_sort"], description="Order of the results")),
-        page=(int, Field(1, ge=1, description="Results page, from 1")),
+        page=(bounded(1, SearchParams.deepest_page(int(config["max_result_window"]))),
+              Field(1, description="Results page, from 1")),
         size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
         xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
                                           "language (0: only the words as typed)")),
@@ -114,12 +142,12 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
 
 
 def citation_args_model() -> type[BaseModel]:
-    return create_model("CitationArgs", __base__=_Args,
+    return create_model("CitationArgs", __base__=Args,
                         format=(typing.Literal[CITATION_FORMATS], Field("bibtex", description="Citation format")))
 
 
 def suggest_args_model(config: dict[str, Any]) -> type[BaseModel]:
-    return create_model("SuggestArgs", __base__=_Args,
+    return create_model("SuggestArgs", __base__=Args,
                         q=(_query(int(config["max_query_length"]), "The prefix typed so far"), ""))
 
 
@@ -135,7 +163,7 @@ class RequestArgs:
 
     def search(self, args: MultiDict, api: bool = False) -> SearchParams:
         """The search page's parameters, or (api) the API's, which allow any page size up to the largest."""
-        a = _validate(self.api_search_model if api else self.search_model, args, self.config)
+        a = self.validate(self.api_search_model if api else self.search_model, args)
         filters = {f["param"]: [str(v) for v in getattr(a, f["param"])] for f in terms_facets(self.config)}
         ranges: dict[str, int] = {}
         for facet in terms_facets(self.config):
@@ -150,34 +178,39 @@ class RequestArgs:
                             ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl)
 
     def suggest(self, args: MultiDict) -> str:
-        return _validate(self.suggest_model, args, self.config).q
+        return self.validate(self.suggest_model, args).q
 
     def citation_format(self, args: MultiDict) -> str:
-        return _validate(self.citation_model, args, self.config).format
+        return self.validate(self.citation_model, args).format
+
+    def validate(self, model: type[BaseModel], args: MultiDict) -> Any:
+        """Request arguments → an instance of `model` (an `Args`), or the ParamError a person can act on."""
+        data: dict[str, Any] = {}
+        for name, field in model.model_fields.items():
+            values = [v for v in args.getlist(name) if v != ""]
+            if typing.get_origin(field.annotation) is list:
+                data[name] = values
+            elif len(values) > 1:
+                raise ParamError("error.repeated", param=name)
+            elif values:
+                data[name] = values[0]
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            raise _param_error(exc.errors()[0], model, self.config) from None
 
 
-def _validate(model: type[BaseModel], args: MultiDict, config: dict[str, Any]) -> Any:
-    data: dict[str, Any] = {}
-    for name, field in model.model_fields.items():
-        if typing.get_origin(field.annotation) is list:
-            data[name] = [v for v in args.getlist(name) if v != ""]
-        elif args.get(name, ""):
-            data[name] = args[name]
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        raise _param_error(exc.errors()[0], config) from None
+@functools.cache
+def _bounds(model: type[BaseModel], name: str) -> tuple[int, int]:
+    """The minimum and maximum a parameter's schema declares (the document's own numbers), for its message."""
+    prop = model.model_json_schema()["properties"][name]
+    for schema in (prop, prop.get("items", {}), *prop.get("anyOf", ())):
+        if "maximum" in schema:
+            return schema["minimum"], schema["maximum"]
+    raise KeyError(f"{model.__name__}.{name} has no range")
 
 
-def _integer_limits(param: str, config: dict[str, Any]) -> dict[str, int]:
-    """The min/max of the integer facet a parameter (its values or a range bound) belongs to."""
-    for facet in terms_facets(config):
-        if param == facet["param"] or param in facet.get("range", {}).values():
-            return facet["integer"]
-    raise KeyError(param)
-
-
-def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
+def _param_error(error: Any, model: type[BaseModel], config: dict[str, Any]) -> ParamError:
     """A pydantic error → the message a person can act on (translations/*.json)."""
     name, kind, raw = str(error["loc"][0]), error["type"], error["input"]
     value = str(raw)[:80]
@@ -190,15 +223,12 @@ def _param_error(error: Any, config: dict[str, Any]) -> ParamError:
         return ParamError("error.filter_too_long", param=name, limit=MAX_FILTER_LENGTH)
     if name == "subarea" and kind == "string_pattern_mismatch":
         return ParamError("error.subarea", value=value)
-    if name == "size" and kind in ("greater_than_equal", "less_than_equal"):
-        return ParamError("error.size_range", value=value[:40], high=max(map(int, config["page_sizes"])))
-    if kind in ("greater_than_equal", "less_than_equal") and name != "page":
-        limits = _integer_limits(name, config)
-        return ParamError("error.out_of_range", param=name, value=value[:40], low=limits["min"], high=limits["max"])
+    if kind in ("greater_than_equal", "less_than_equal", "int_parsing_size"):  # _size: too many digits
+        low, high = _bounds(model, name)
+        key = {"size": "error.size_range", "page": "error.page"}.get(name, "error.out_of_range")
+        return ParamError(key, param=name, value=value[:40], low=low, high=high)
     if kind == "int_parsing":
         return ParamError("error.not_integer", param=name, value=value[:40])
-    if name == "page":
-        return ParamError("error.page", value=value[:40])
     if name == "size":
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
     if name == "xl":

@@ -1,4 +1,4 @@
-"""App-wide error handlers: JSON under /api (and for /healthz, /readyz), HTML pages elsewhere.
+"""App-wide error handlers: JSON under /api (and for /healthz, /readyz, /metrics), HTML pages elsewhere.
 
 No handler ever shows a stack trace; unexpected errors are logged with one.
 """
@@ -17,8 +17,8 @@ from webapp.serializers import json as to_json
 
 log = logging.getLogger(__name__)
 
-JSON_PREFIXES = ("/api/", "/healthz", "/readyz")
-RETRY_AFTER_UNAVAILABLE = 5
+JSON_PREFIXES = ("/api/", "/healthz", "/readyz", "/metrics")
+RETRY_AFTER_UNAVAILABLE = 5  # seconds; the webapp's Elasticsearch timeout is 2 s, a node restart takes longer
 CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 414: "uri_too_long",
          429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
 
@@ -48,6 +48,14 @@ def rate_limited(retry_after: int) -> Response:
     return error_response(429, "error.rate_limited", seconds=retry_after)
 
 
+def unavailable(key: str = "error.unavailable", retry_after: int = RETRY_AFTER_UNAVAILABLE) -> Response:
+    """503 with Retry-After: the one answer for "not now, try again shortly" (the cluster down or too slow;
+    any other cause of a temporary refusal should answer through here too)."""
+    response = error_response(503, key)
+    response.headers["Retry-After"] = str(retry_after)
+    return response
+
+
 def init_app(app: Flask) -> None:
     @app.errorhandler(ParamError)
     def _bad_param(exc: ParamError) -> Response:
@@ -60,9 +68,7 @@ def init_app(app: Flask) -> None:
     @app.errorhandler(SearchUnavailable)
     def _unavailable(exc: SearchUnavailable) -> Response:
         log.warning("search unavailable: %s", exc)
-        response = error_response(503, "error.unavailable")
-        response.headers["Retry-After"] = str(RETRY_AFTER_UNAVAILABLE)
-        return response
+        return unavailable()
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

@@ -1,0 +1,37 @@
+"""The documentation points only at what someone who clones the project has: every relative link of README.md,
+DECISIONS.md, BENCHMARKS.md and docs/*.md names a file or folder in the repository, and DECISIONS.md and docs/
+name no path outside it (a colleague's notes, the machine's shared folders)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = [ROOT / "README.md", ROOT / "DECISIONS.md", ROOT / "BENCHMARKS.md", *sorted((ROOT / "docs").glob("*.md"))]
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+MACHINE_PATH = re.compile(r"(?<![\w.])(?:/work/|/home/|/root/)[\w.-]+")  # a machine's folders
+RELATIVE_PATH = re.compile(r"(?<![\w.])(?:\.\./)+[\w.-]+")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_relative_links_name_files_in_the_repository(path: Path) -> None:
+    broken = []
+    for target in LINK.findall(path.read_text(encoding="utf-8")):
+        if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+            continue  # a web address or an anchor on the same page
+        resolved = (path.parent / target.split("#")[0]).resolve()
+        if not resolved.is_relative_to(ROOT) or not resolved.exists():
+            broken.append(target)
+    assert not broken, f"{path.name} links to what the repository does not hold: {broken}"
+
+
+@pytest.mark.parametrize("path", [p for p in DOCS if p.name != "README.md" and p.name != "BENCHMARKS.md"],
+                         ids=lambda p: p.name)
+def test_decisions_and_docs_name_no_path_outside_the_repository(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    found = MACHINE_PATH.findall(text) + [p for p in RELATIVE_PATH.findall(text)
+                                          if not (path.parent / p).resolve().is_relative_to(ROOT)]
+    assert not found, f"{path.name} names paths outside the repository: {found}"
