@@ -32,6 +32,8 @@ class NodeConfig(BaseSettings):
     startup_timeout: float = 180
     minimum_java: int = 21
     install_plugin: bool = True
+    # Searches a node runs at once (thread_pool.search.size); 0: the node's share of the machine's cores.
+    search_threads: int = Field(default=0, ge=0, le=256)
     # A second, independent local cluster beside the project's own (own state file, node folders and
     # cluster name; the download, plugin and credentials are shared). The failover tests use one.
     instance: str = Field(default="", pattern=r"^[a-z0-9-]*$")
@@ -65,6 +67,12 @@ class NodeConfig(BaseSettings):
         if nodes > 1 and "PAPERSEARCH_NODE_HEAP" not in os.environ:
             return self.cluster_heap
         return self.heap
+
+    def search_threads_for(self, nodes: int) -> int:
+        """One search at a time per core: searches here are CPU-bound, and Elasticsearch's default (1.5 ×
+        cores + 1) makes long ones share cores and overrun the webapp's budget (DECISIONS.md "Search cost:
+        search threads = cores")."""
+        return self.search_threads or max(1, len(os.sched_getaffinity(0)) // nodes)
 
     @property
     def cluster_name(self) -> str:

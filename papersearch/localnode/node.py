@@ -192,6 +192,7 @@ class LocalNode:
                 http_port=proc.http_port, transport_port=proc.transport_port, data=proc.data, logs=proc.logs,
                 repo=self._cluster_dir() / "snapshots", seed_hosts=seeds,
                 initial_masters=[p.name for p in procs] if cluster and fresh else None)
+            settings["thread_pool.search.size"] = self.cfg.search_threads_for(len(procs))
             (proc.conf / "elasticsearch.yml").write_text(topology.render(settings))
             proc.write_jvm_options(self.cfg.heap_for(len(procs)))
         if cluster:

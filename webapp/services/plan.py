@@ -96,7 +96,7 @@ class Plan:
     @property
     def cacheable(self) -> bool:
         """No words, only filters (the browse page, a topic's page): the same request for everyone, worth
-        Elasticsearch's shard request cache (DECISIONS.md "Search cost: the browse page is cached")."""
+        Elasticsearch's shard request cache (DECISIONS.md "Search cost: facets of huge result sets")."""
         return not (self.text or self.phrases or self.fields or self.excluded)
 
 

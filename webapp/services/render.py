@@ -203,7 +203,8 @@ def form_fields(config: dict, language: str) -> dict[str, float]:
     """Where a concept's other forms are searched: the paper's own text fields of one script. Not the
     authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
     as typed reach them). Forms on titles alone would be cheaper, but lose the papers whose abstract names a
-    concept only inside a longer one, untagged (DECISIONS.md "Search cost: concepts …")."""
+    concept only inside a longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field,
+    the tag scored by rarity")."""
     skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
     return {name: boost for name, boost in config["query_fields"].items()
             if name not in skipped and wq.is_chinese_field(name) == (language == "zh")}
@@ -230,9 +231,8 @@ def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1
 
 def concept_tag(concept: Concept, settings: dict) -> Query:
     """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
-    BM25 without term frequency or length, i.e. idf × concept_boost (a constant score, as before, ranked
-    papers tagged only in their abstract below words typed in the wrong language: DECISIONS.md "Search cost:
-    …")."""
+    BM25 without term frequency or length, i.e. idf × concept_boost (DECISIONS.md "Search cost: concept forms
+    on every text field, the tag scored by rarity")."""
     field, boost = concepts_config()["field"], settings["concept_boost"]
     tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
     return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}
