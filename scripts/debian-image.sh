@@ -26,7 +26,7 @@
 #   DOCKER                  the docker CLI (default: /usr/bin/docker when present, else docker)
 #
 # One call for a fresh Debian 12 with a few tools:
-#   scripts/debian-image.sh papersearch-fresh:bookworm bookworm python3 python3-venv make git curl ca-certificates
+#   scripts/debian-image.sh --no-trim papersearch-fresh:bookworm bookworm python3 python3-venv make git curl ca-certificates
 # Exit status: 0 done (or cached); 1 failed; 2 bad usage.
 set -euo pipefail
 

