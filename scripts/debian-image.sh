@@ -4,7 +4,7 @@
 # packages, CA bundle, --run/--env, this script); the inputs' digest is the image's label
 # org.papersearch.inputs.
 #
-#   scripts/debian-image.sh [--force] [--run CMD]... [--env K=V]... NAME SUITE [PACKAGE...]
+#   scripts/debian-image.sh [--force] [--no-trim] [--run CMD]... [--env K=V]... NAME SUITE [PACKAGE...]
 #
 #   NAME      image name to import as, e.g. papersearch-base/python:bookworm
 #   SUITE     bookworm (Debian 12), trixie (Debian 13), …
@@ -12,6 +12,8 @@
 #   --run     a shell command run inside the new root after the packages (repeatable)
 #   --env     an ENV of the image (repeatable); PATH is always set
 #   --force   rebuild even when the cached image matches
+#   --no-trim keep apt lists, docs and man pages as mmdebstrap leaves them (a fresh machine: packages
+#             installed later need /usr/share/man/man1, e.g. OpenJDK's update-alternatives)
 #
 # Environment (docs/operations.md "Building without Docker Hub"):
 #   DEBIAN_MIRROR           default http://deb.debian.org/debian (apt verifies packages by signature,
@@ -24,18 +26,20 @@
 #   DOCKER                  the docker CLI (default: /usr/bin/docker when present, else docker)
 #
 # One call for a fresh Debian 12 with a few tools:
-#   scripts/debian-image.sh papersearch-fresh:bookworm bookworm python3 python3-venv make git curl ca-certificates
+#   scripts/debian-image.sh --no-trim papersearch-fresh:bookworm bookworm python3 python3-venv make git curl ca-certificates
 # Exit status: 0 done (or cached); 1 failed; 2 bad usage.
 set -euo pipefail
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2; }
 
 force=0
+trim=1
 runs=()
 envs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --force) force=1; shift ;;
+    --no-trim) trim=0; shift ;;
     --run) [ $# -ge 2 ] || usage; runs+=("$2"); shift 2 ;;
     --env) [ $# -ge 2 ] || usage; envs+=("$2"); shift 2 ;;
     -h|--help) usage ;;
@@ -63,7 +67,7 @@ for e in "${envs[@]}"; do
 done
 
 inputs=$( {
-  printf '%s\n' "suite=$suite" "mirror=$mirror" "security=$security" "packages=${packages[*]}"
+  printf '%s\n' "suite=$suite" "mirror=$mirror" "security=$security" "packages=${packages[*]}" "trim=$trim"
   printf 'run=%s\n' "${runs[@]}"
   printf 'env=%s\n' "${envs[@]}" "$path_env"
   [ -n "$bundle" ] && sha256sum < "$bundle"
@@ -111,7 +115,7 @@ for cmd in "${runs[@]}"; do
   args+=(--customize-hook="chroot \"\$1\" /bin/sh -c $(printf '%q' "$cmd")")
 done
 # Smaller images: no apt lists, caches or docs (apt-get update inside the image fetches the lists anew).
-args+=(--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/usr/share/doc/* "$1"/usr/share/man/*')
+[ "$trim" = 1 ] && args+=(--customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*.bin "$1"/usr/share/doc/* "$1"/usr/share/man/*')
 
 mmdebstrap "${args[@]}" "$suite" "$work/root.tar" "${mirrors[@]}"
 
