@@ -15,7 +15,7 @@
 # Environment:
 #   FRESH_MAKE_TEST=1     also run make test's steps in the first release's container after the searches:
 #                         `make setup-test lint node`, then pytest without the deploy tests (a container
-#                         has no Docker engine of its own). Off by default: ~30+ min on 2 cores.
+#                         has no Docker engine of its own). Off by default: the suite takes ~17 min on 2 cores.
 #   FRESH_TIMEOUT         seconds from container start to the first answer before giving up (default 1800)
 #   FRESH_503_RETRIES     how often a search answered 503 is tried again, 5 s apart (default 6)
 #   FRESH_KEEP_IMAGES=1   keep the images (debian-image.sh then reuses them while their inputs match)
