@@ -31,9 +31,12 @@ from webapp.serializers.citation import FORMATS as CITATION_FORMATS
 
 MAX_FILTER_VALUES = 50  # per parameter; more is a malformed or hostile URL, not a person
 MAX_FILTER_LENGTH = 300
-# "Area > Subarea": something on both sides of the first separator.
+# "Area > Subarea": something on both sides of the first separator. "Something" is not blank in Python's
+# sense nor in ECMA-262's, which the OpenAPI document's readers use: each counts characters as blank that the
+# other does not (\x1c-\x1f and \x85; \ufeff), so `\S` would let a checker send what we refuse.
 _SEP = re.escape(PATH_SEPARATOR.strip())
-SUBAREA_PATTERN = rf"^[^{_SEP}]*\S[^{_SEP}]*{_SEP}.*\S.*$"
+_BLANK = r"\s\x1c-\x1f\x85\ufeff"
+SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
 
 
 class ParamError(Exception):
