@@ -89,7 +89,9 @@ def _sort(plan: Plan, config: dict) -> list[Query]:
     """The configured sort; without words every paper scores the same, so a score sort is its tie-breaks
     alone, which Elasticsearch can skip through (numeric sorts) instead of visiting every paper."""
     sort = rp.sort_clause(plan.params.sort, config)
-    return [s for s in sort if s != {"_score": "desc"}] or sort if plan.cacheable else sort
+    if not plan.cacheable:
+        return sort
+    return [s for s in sort if s != {"_score": "desc"}] or sort
 
 
 def _rescore_window(plan: Plan, config: dict) -> int:
