@@ -2,8 +2,8 @@
 # Debian packages the project needs beyond a fresh machine: Maven (fetches Elasticsearch and builds the
 # analysis plugin; on Debian 12 it brings OpenJDK 17, too old for Elasticsearch: `papersearch-node java`
 # finds or installs a Java 21+, see papersearch/localnode/java.py); with --test also chromium (browser
-# tests) and a compose tool (the compose files are validated with `docker compose config`, which needs
-# no engine). Installs only what is missing.
+# tests). Compose v2, which validates the compose files, comes from scripts/compose-v2.sh (Debian 12's
+# docker-compose package is 1.29 and cannot read them). Installs only what is missing.
 set -euo pipefail
 
 want=()
@@ -13,7 +13,6 @@ if [ "${1:-}" = "--test" ]; then
   [ -x /usr/bin/chromium ] || want+=(chromium fonts-noto-cjk)
   # Playwright's own node driver links libatomic, which a minimal Debian 12 lacks.
   ldconfig -p | grep -q 'libatomic\.so\.1 ' || want+=(libatomic1)
-  docker compose version >/dev/null 2>&1 || command -v docker-compose >/dev/null 2>&1 || want+=(docker-compose)
 fi
 [ ${#want[@]} -eq 0 ] && exit 0
 

@@ -131,6 +131,16 @@ def poll_http(url: str, timeout: float, auth: tuple[str, str] | None = None, int
     return last
 
 
+def compose_binary() -> list[str]:
+    """Compose v2 as scripts/compose-v2.sh makes it available (kept, built or taken from Debian's package):
+    the command on its last line."""
+    proc = subprocess.run([str(ROOT / "scripts" / "compose-v2.sh")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=2400)
+    assert proc.returncode == 0, f"Compose v2 could not be had:\n{proc.stderr[-3000:]}"
+    last = proc.stdout.strip().splitlines()[-1]
+    return last.split() if last.endswith(" compose") else [last]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

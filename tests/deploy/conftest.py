@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_support import Stack, compose_binary, run
-from support import ROOT, free_port
+from deploy_support import Stack, run
+from support import ROOT, compose_binary, free_port
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

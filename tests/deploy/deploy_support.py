@@ -23,14 +23,6 @@ def run(args: list[str], timeout: float = 300, check: bool = True, **kwargs) -> 
     return proc
 
 
-def compose_binary() -> list[str]:
-    """`docker compose` (v2), made available by scripts/compose-v2.sh (which builds it when missing)."""
-    proc = run([str(ROOT / "scripts" / "compose-v2.sh")], timeout=2400, check=False)
-    assert proc.returncode == 0, f"Compose v2 could not be had:\n{proc.stderr[-3000:]}"
-    last = proc.stdout.strip().splitlines()[-1]
-    return last.split() if last.endswith(" compose") else [last]
-
-
 @dataclass
 class Stack:
     project: str

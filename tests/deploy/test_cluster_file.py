@@ -22,8 +22,8 @@ from pathlib import Path
 
 import pytest
 import requests
-from deploy_support import Stack, compose_binary, run
-from support import free_port
+from deploy_support import Stack, run
+from support import compose_binary, free_port
 
 NODES = ("es", "es02", "es03")
 MAX_MAP_COUNT = 262144

@@ -3,8 +3,8 @@
 Covers docker-compose.yml, docker-compose.cluster.yml, docker/*.Dockerfile, .env.example,
 .dockerignore: they parse, images are pinned, versions agree with config/node.toml and plugin/pom.xml,
 long-running services have healthchecks, every variable handed to the app is one the app reads, and
-no secret is committed. `docker compose config` (or Debian's docker-compose) validates the files for
-real. The setup module is run against an unreachable address and against a fake client (the local
+no secret is committed. `docker compose config` (Compose v2, scripts/compose-v2.sh) validates the files
+for real. The setup module is run against an unreachable address and against a fake client (the local
 node has no native realm, so it cannot be run against that).
 """
 
@@ -16,7 +16,6 @@ import os
 import re
 import shlex
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,7 @@ from typing import Any
 
 import pytest
 import yaml
+from support import compose_binary, free_port
 
 from papersearch import stack_setup
 from papersearch.localnode.config import NodeConfig as LocalNodeConfig
@@ -574,22 +574,10 @@ def test_dotenv_is_ignored_by_git_and_docker() -> None:
 # --- docker compose config ---------------------------------------------------------------------------
 
 
-def compose_command() -> list[str]:
-    docker = shutil.which("docker")
-    if docker and subprocess.run([docker, "compose", "version"], capture_output=True).returncode == 0:
-        return [docker, "compose"]
-    legacy = shutil.which("docker-compose")
-    assert legacy, (
-        "neither `docker compose` (the compose CLI plugin) nor `docker-compose` (Debian package docker-compose) "
-        "is installed; one of them is needed to validate docker-compose*.yml (it only parses, no engine needed)"
-    )
-    return [legacy]
-
-
 def run_compose(*args: str, env_file: Path) -> subprocess.CompletedProcess:
     # HOME: where the compose CLI plugin is (~/.docker/cli-plugins, scripts/compose-v2.sh).
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
-    return subprocess.run([*compose_command(), "--env-file", str(env_file), *args], cwd=ROOT, env=env,
+    return subprocess.run([*compose_binary(), "--env-file", str(env_file), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -617,12 +605,6 @@ def test_docker_compose_config_requires_the_secrets(tmp_path: Path) -> None:
 
 GOOD_ENV = {"ES_URL": "http://es:9200", "ELASTIC_PASSWORD": "s3cret-elastic",
             "ES_PASSWORD": "s3cret-indexer", "ES_WEB_PASSWORD": "s3cret-webapp"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_setup_reads_its_configuration() -> None:
