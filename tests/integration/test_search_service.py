@@ -401,6 +401,14 @@ def test_similar(service):
     assert service.similar("no-such-paper") == []
 
 
+def test_paper_page_looks_up_once_what_get_paper_and_similar_give(service):
+    paper_id = next(r["id"] for r in _records() if r.get("topic_subarea") == "Computer Vision" and r.get("abstract"))
+    paper, similar = service.paper_and_similar(paper_id, size=5)
+    assert paper == service.get_paper(paper_id)
+    assert ids_of(similar) == ids_of(service.similar(paper_id, size=5)) and similar
+    assert service.paper_and_similar("no-such-paper") == (None, [])
+
+
 def ids_of(hits) -> list[str]:
     return [h.id for h in hits]
 

@@ -16,7 +16,7 @@ from papersearch.querylog import Source
 from papersearch.text import MAX_ID_BYTES
 from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
-from webapp.domain import Hit, SearchResult, Suggestion
+from webapp.domain import SearchResult, Suggestion
 from webapp.serializers.cite import Citation, cite
 from webapp.services.search import SearchService
 
@@ -39,10 +39,10 @@ def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:
     """{"paper": Hit | None, "similar": [Hit]}; 404 when there is no such paper."""
     if not paper_id or len(paper_id.encode()) > MAX_ID_BYTES:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
-    hit: Hit | None = service.get_paper(paper_id)
+    hit, similar = service.paper_and_similar(paper_id, size=SIMILAR_COUNT)
     if hit is None:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
-    return {"paper": hit, "similar": service.similar(paper_id, size=SIMILAR_COUNT)}, HTTPStatus.OK
+    return {"paper": hit, "similar": similar}, HTTPStatus.OK
 
 
 def citation(service: SearchService, paper_id: str, args: MultiDict,

@@ -32,32 +32,38 @@ class PaperLookups:
 
     def get_paper(self, paper_id: str) -> Hit | None:
         """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
-        with es_errors(self.alias, "get"):
-            response = self.client.search(
-                index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                source_excludes=[self.config["suggest_field"]],
-            ).body
-        hits = response["hits"]["hits"]
-        return to_hit(hits[0], self.labels, full_abstract=True) if hits else None
+        raw = self._lookup(paper_id, "get")
+        return to_hit(raw, self.labels, full_abstract=True) if raw else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
-        with es_errors(self.alias, "mlt"):  # the liked paper's index, then more_like_this
-            index = self._index_of(paper_id)
-            if index is None:
-                return []
+        raw = self._lookup(paper_id, "mlt", source=False)
+        return self._more_like(raw["_index"], paper_id, size) if raw else []
+
+    def paper_and_similar(self, paper_id: str, size: int = 5) -> tuple[Hit | None, list[Hit]]:
+        """The paper page: get_paper and similar with one ids query (its hit names the concrete index)."""
+        raw = self._lookup(paper_id, "get")
+        if raw is None:
+            return None, []
+        return to_hit(raw, self.labels, full_abstract=True), self._more_like(raw["_index"], paper_id, size)
+
+    def _lookup(self, paper_id: str, what: str, source: bool = True) -> dict | None:
+        with es_errors(self.alias, what):
+            response = self.client.search(
+                index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
+                **({"source_excludes": [self.config["suggest_field"]]} if source else {"source": False}),
+            ).body
+        hits = response["hits"]["hits"]
+        return hits[0] if hits else None
+
+    def _more_like(self, index: str, paper_id: str, size: int) -> list[Hit]:
+        # more_like_this needs the concrete index of the liked document (the alias may span versions).
+        with es_errors(self.alias, "mlt"):
             response = self.client.search(
                 index=self.alias, query=rp.more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config["suggest_field"]],
             ).body
         return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
-
-    def _index_of(self, paper_id: str) -> str | None:
-        # more_like_this needs the concrete index of the liked document (the alias may span versions).
-        response = self.client.search(index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                                      source=False).body
-        hits = response["hits"]["hits"]
-        return hits[0]["_index"] if hits else None
 
     # --- autocomplete ------------------------------------------------------------------------------
 
