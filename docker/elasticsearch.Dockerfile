@@ -5,7 +5,7 @@
 #
 # ES_VERSION must equal config/node.toml's version and LUCENE_VERSION the Lucene that this
 # Elasticsearch ships in lib/ (the plugin's descriptor pins the exact Elasticsearch version and the
-# installer refuses any other); tests/unit/test_deploy.py checks both.
+# installer refuses any other); tests/unit/test_deploy_images.py checks both.
 # MAVEN_IMAGE (a JDK 21 with Maven) and ELASTICSEARCH_IMAGE (Elasticsearch in /usr/share/elasticsearch,
 # run as uid 1000, with the official image's entry point conventions) are the official images by
 # default; scripts/build-images.sh builds both from Debian packages and Maven Central instead

@@ -1,6 +1,6 @@
 """The bulk senders' bookkeeping: every document of a response counted, 429s sent again, failures in
 the rejects file with file, line and id; progress only when asked for. (The requests themselves are
-tested against the real node in tests/integration/test_indexer.py.)"""
+tested against the real node in tests/integration/test_indexer_loading.py.)"""
 
 import io
 import json

@@ -1,0 +1,133 @@
+"""The indexer, end to end: the commands that change or show an alias's versions and its papers (rollback, add,
+delete, status, prune), run as `papersearch-admin` subprocesses against the real node, behind a test alias."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+from indexer_support import SEEDS, alias_indices, all_docs, count, expected_page, live, reindex, run_admin
+from support import build_alias, write_jsonl
+
+from indexer import versions
+from papersearch import index_definition
+
+pytestmark = pytest.mark.usefixtures("cli_local_dir")  # the CLI's scratch .local (tests/integration/conftest.py)
+
+
+# --- versions and papers ------------------------------------------------------------------------------------------
+
+
+def test_rollback_restores_the_previous_index(cluster, alias: str) -> None:
+    es = cluster.client("admin")
+    reindex(cluster, alias, SEEDS[0])
+    first = live(es, alias)
+    first_ids = set(all_docs(es, alias))
+    reindex(cluster, alias, *SEEDS)
+    second = live(es, alias)
+    assert second != first and count(es, alias) == 40
+
+    unconfirmed = run_admin(cluster, alias, "rollback")  # no --yes and no terminal: refuses
+    assert unconfirmed.returncode == 1 and "--yes" in unconfirmed.stderr
+    assert live(es, alias) == second
+
+    result = run_admin(cluster, alias, "rollback", "--yes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"alias {alias} → {first} (was {second})" in result.stdout
+    assert live(es, alias) == first
+    assert set(all_docs(cluster.client("web"), alias)) == first_ids
+    assert second in alias_indices(es, alias)
+
+    again = run_admin(cluster, alias, "rollback", "--yes")
+    assert again.returncode == 1 and "cannot roll back" in again.stderr
+    assert live(es, alias) == first
+
+
+def test_add_upserts(cluster, alias: str, tmp_path: Path) -> None:
+    es = cluster.client("admin")
+    reindex(cluster, alias, *SEEDS)
+    before, live_before = all_docs(es, alias), live(es, alias)
+
+    same = run_admin(cluster, alias, "add", "--no-progress", *SEEDS)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert f"indexed {len(before)} (0 new, {len(before)} updated)" in same.stdout
+    assert all_docs(es, alias) == before
+
+    tag = uuid.uuid4().hex[:8]
+    extra = write_jsonl(tmp_path / "extra.jsonl", [
+        {"title": f"Added paper {tag} one", "abstract": "An added paper."},
+        {"title": f"Added paper {tag} two", "abstract": "Another added paper.", "id": f"added-{tag}"},
+    ])
+    added = run_admin(cluster, alias, "add", "--no-progress", extra)
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "indexed 2 (2 new, 0 updated)" in added.stdout
+    assert count(es, alias) == len(before) + 2
+    hits = cluster.client("web").search(index=alias, query={"match": {"title": tag}})["hits"]["hits"]
+    assert len(hits) == 2 and f"added-{tag}" in {h["_id"] for h in hits}
+    assert live(es, alias) == live_before  # add writes into the live index, never swaps
+
+    again = run_admin(cluster, alias, "add", "--no-progress", extra)
+    assert "indexed 2 (0 new, 2 updated)" in again.stdout
+    assert count(es, alias) == len(before) + 2
+
+
+def test_delete_by_id(cluster, alias: str) -> None:
+    es = cluster.client("admin")
+    reindex(cluster, alias, *SEEDS)
+    ids = sorted(all_docs(es, alias))
+    victim, survivor = ids[0], ids[1]
+
+    unconfirmed = run_admin(cluster, alias, "delete", victim)
+    assert unconfirmed.returncode == 1
+    assert count(es, alias) == len(ids)
+
+    result = run_admin(cluster, alias, "delete", victim, "--yes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "deleted 1; not found 0" in result.stdout
+    assert count(es, alias) == len(ids) - 1
+    assert not es.exists(index=alias, id=victim)
+    assert es.exists(index=alias, id=survivor)
+
+    missing = run_admin(cluster, alias, "delete", victim, "--yes")
+    assert missing.returncode == 1 and f"not found 1: {victim}" in missing.stdout
+    assert count(es, alias) == len(ids) - 1
+
+
+def test_status_json(cluster, alias: str) -> None:
+    es = cluster.client("admin")
+    reindex(cluster, alias, SEEDS[0])
+    first = live(es, alias)
+    reindex(cluster, alias, *SEEDS)
+    second = live(es, alias)
+
+    result = run_admin(cluster, alias, "status", "--json")
+    assert result.returncode == 0, result.stderr
+    info = json.loads(result.stdout)
+    assert info["alias"] == alias
+    assert info["live"] == second
+    assert info["build_lock"] is None
+    assert info["cluster"]["status"] in {"green", "yellow"}
+    profile = index_definition.choose_profile(es)
+    assert info["versions"] == [
+        {"name": second, "docs": 40, "complete": True, "live": True, "profile": profile},
+        {"name": first, "docs": len(expected_page(SEEDS[0])), "complete": True, "live": False, "profile": profile},
+    ]
+    text = run_admin(cluster, alias, "status")
+    assert f"alias {alias} → {second}" in text.stdout
+
+
+def test_prune_removes_leftovers_and_old_versions(cluster, alias: str) -> None:
+    es = cluster.client("admin")
+    build_alias(cluster, alias, [SEEDS[0]])
+    old = live(es, alias)
+    build_alias(cluster, alias, SEEDS)
+    current = live(es, alias)
+    leftover = versions.create(cluster.client("indexer"), alias, index_definition.choose_profile(es))  # unfinished
+
+    result = run_admin(cluster, alias, "prune", "--keep", "1", "--yes")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "pruned 2:" in result.stdout and old in result.stdout and leftover in result.stdout
+    assert [v.name for v in versions.versions(es, alias)] == [current]
+    assert live(es, alias) == current
