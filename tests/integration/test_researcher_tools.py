@@ -52,13 +52,8 @@ def tools_alias(cluster, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def app(cluster, tools_alias):
+def app(cluster, tools_alias):  # the integration conftest's `client` serves this app
     return create_app(cluster.settings(tools_alias), rate_limit="off")
-
-
-@pytest.fixture
-def client(app):
-    return app.test_client()
 
 
 def by_class(tree, path: str, cls: str) -> list:
