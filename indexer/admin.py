@@ -10,11 +10,15 @@
 
 Exit status: 0 ok; 1 failed; 2 bad usage; 3 finished but some records were rejected or failed
 (allow that with --allow-rejects).
+
+A command that seems stuck prints every thread's stack to stderr on SIGUSR1 (`kill -USR1 PID`), and goes on.
 """
 
 from __future__ import annotations
 
 import argparse
+import faulthandler
+import signal
 import sys
 from pathlib import Path
 
@@ -54,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, all_threads=True)
     from indexer.prepare import Producer, start
     from indexer.readers import SourceError
 

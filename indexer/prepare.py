@@ -215,6 +215,11 @@ class Producer:
             self._worker = threading.Thread(target=produce, args=(sources, taxonomy, put, self.added),
                                             name="indexer-producer", daemon=True)
         self._worker.start()
+        if self._proc is not None:
+            # Only the child writes. Were the parent to keep its copy of the write end, a child stopped
+            # mid-chunk (closed, or killed) would leave a reader waiting for the rest of the chunk for
+            # ever; without it, the reader sees the end of the pipe (DECISIONS.md "A build that hung").
+            mpq._writer.close()  # type: ignore[attr-defined]
 
     @property
     def total_bytes(self) -> int:
@@ -247,8 +252,18 @@ class Producer:
                 if self._stop.is_set():
                     return Finished({})
                 if not self._worker.is_alive():
-                    code = f" (exit code {self._proc.exitcode})" if self._proc is not None else ""
-                    raise RuntimeError(f"the producer stopped without finishing{code}") from None
+                    raise self._stopped() from None
+            except (EOFError, OSError):  # the process ended, maybe mid-chunk: nothing more will come
+                if self._stop.is_set():
+                    return Finished({})
+                raise self._stopped() from None
+
+    def _stopped(self) -> RuntimeError:
+        code = ""
+        if self._proc is not None:
+            self._proc.join(5)
+            code = f" (exit code {self._proc.exitcode})"
+        return RuntimeError(f"the producer stopped without finishing{code}")
 
     def __enter__(self) -> Producer:
         return self

@@ -1,6 +1,6 @@
 """The faults a one-server deployment meets first, on the project's own local node (started if the session runs
 on another cluster): a full disk during a reindex, a frozen node under a search loop through gunicorn, and the
-node restarting during a reindex.
+node restarting during a reindex (mid-request, and between two requests).
 
 Each test leaves the node as it found it — running, answering, no watermark override, no index blocked — even
 when it fails (finally blocks), so the tests after it are not affected. Named to run after the other
@@ -12,19 +12,18 @@ from __future__ import annotations
 import os
 import re
 import signal
-import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
 import pytest
 import requests
-from elasticsearch import Elasticsearch
-from support import BIN, ROOT, SAMPLE, Cluster, build_alias, delete_alias_indices, gunicorn, synthetic
+from faults_support import admin, blocked, building, run_admin, wait_for, wait_out, warm_up
+from support import SAMPLE, Cluster, build_alias, delete_alias_indices, gunicorn, synthetic
 
 from indexer import versions
 from papersearch import credentials
@@ -33,13 +32,13 @@ from webapp import REQUEST_TIMEOUT, create_app
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
 
 BIG = 200_000  # papers: loading takes minutes here, so every fault lands in the middle of it
+MID = 30_000  # papers: the build is paused at its first write, so this is what it loads after the restart
 # A free-space watermark no disk meets: the node is over the flood stage at once. The ClusterInfo refresh
 # behind the disk monitor runs at most every 10 s (its minimum), so the block lands within seconds.
 FLOOD = {"cluster.routing.allocation.disk.threshold_enabled": True, "cluster.info.update.interval": "10s",
          "cluster.routing.allocation.disk.watermark.low": "99999tb",
          "cluster.routing.allocation.disk.watermark.high": "99998tb",
          "cluster.routing.allocation.disk.watermark.flood_stage": "99997tb"}
-BLOCK = "index.blocks.read_only_allow_delete"
 
 
 @pytest.fixture(scope="module")
@@ -72,43 +71,10 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return synthetic(tmp_path_factory.mktemp("faults") / "big.jsonl", BIG, prefix="fault")
 
 
-def admin(local: Cluster, alias: str, tmp: Path, *args: object) -> subprocess.Popen:
-    """`papersearch-admin ARGS…` as the indexer against `alias` (output captured)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ES_", "PAPERSEARCH_"))} | {
-        "ES_URL": local.url, "ES_USERNAME": local.indexer[0], "ES_PASSWORD": local.indexer[1],
-        "PAPERSEARCH_ALIAS": alias, "PAPERSEARCH_LOCAL_DIR": str(tmp), "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([str(BIN / "papersearch-admin"), *map(str, args)], env=env, cwd=ROOT, text=True,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+@pytest.fixture(scope="module")
+def mid_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return synthetic(tmp_path_factory.mktemp("faults") / "mid.jsonl", MID, prefix="fault")
 
-
-def run_admin(local: Cluster, alias: str, tmp: Path, *args: object) -> subprocess.CompletedProcess:
-    proc = admin(local, alias, tmp, *args)
-    out, err = proc.communicate(timeout=300)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if found := condition():
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
-def building(es: Elasticsearch, alias: str, old: str) -> str | None:
-    """The version a running build writes, once it holds documents."""
-    for v in versions.versions(es, alias):
-        if v.name != old:
-            stats = es.indices.stats(index=v.name, metric="indexing")["_all"]["primaries"]
-            return v.name if stats.get("indexing", {}).get("index_total", 0) > 0 else None
-    return None
-
-
-def blocked(es: Elasticsearch, index: str = "*") -> list[str]:
-    found = es.options(ignore_status=404).indices.get_settings(index=index, name=BLOCK, flat_settings=True)
-    return [name for name, s in (found.body if found.meta.status == 200 else {}).items()
-            if s["settings"].get(BLOCK) == "true"]
 
 
 def test_a_full_disk_during_a_reindex_fails_it_at_once_and_searches_go_on(local, old_alias, big_file, tmp_path):
@@ -232,8 +198,8 @@ def test_a_node_restart_during_a_reindex_never_leaves_a_partial_index_live(node,
     t2 = time.monotonic()
     try:
         # The indexer waits out a slow request (up to 120 s, retried): a node that hung while shutting down
-        # must not fail the test, only an unclean outcome.
-        out, err = proc.communicate(timeout=600)
+        # must not fail the test, only an unclean outcome or a build that stops moving.
+        out, err = wait_out(proc, es, old_alias, old, 600)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -257,12 +223,35 @@ def test_a_node_restart_during_a_reindex_never_leaves_a_partial_index_live(node,
     warm_up(local, old_alias)
 
 
-def warm_up(local: Cluster, alias: str) -> None:
-    """A node just started answers its first searches slowly, beyond the webapp's 2 s: search until three in a
-    row answer, so that whatever runs next meets a node as the suite usually has it."""
-    web = create_app(local.settings(alias), rate_limit="off").test_client()
-    queries = ["learning", "graph neural networks", "大语言模型", "diffusion"]
-    streak, deadline = 0, time.monotonic() + 120
-    while streak < 3 * len(queries):
-        assert time.monotonic() < deadline, "the restarted node does not answer searches in time"
-        streak = streak + 1 if web.get(f"/api/search?q={queries[streak % len(queries)]}").status_code == 200 else 0
+def test_a_build_paused_over_a_node_restart_reconnects_and_completes(node, local, old_alias, mid_file, tmp_path):
+    """A node restarts between two of the build's requests (here the build is paused over it, as a busy or
+    swapped-out admin host would be): the kept connections are gone, the next requests reconnect, retried
+    if need be, and the build ends with every paper behind the alias. The restart test above mostly meets
+    the other case (a request refused mid-restart fails the build cleanly)."""
+    es = local.client("admin")
+    old = versions.live_index(es, old_alias)
+    proc = admin(local, old_alias, tmp_path, "reindex", "--no-progress", mid_file)
+    paused = []
+    try:
+        wait_for(lambda: building(es, old_alias, old) or proc.poll() is not None, 120, "the build to write")
+        assert proc.poll() is None, "the build ended before the restart"
+        paused = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+        for p in paused:
+            p.suspend()
+        assert node.stop() is True
+    finally:
+        node.start()
+        for p in paused:
+            p.resume()
+    try:
+        out, err = wait_out(proc, es, old_alias, old, 300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, out + err
+    assert f"read {MID}, indexed {MID}" in out and "rejected 0, failed 0" in out, out
+    es = local.client("admin")
+    assert versions.live_index(es, old_alias) != old and es.count(index=old_alias)["count"] == MID
+    assert all(v.complete for v in versions.versions(es, old_alias))
+    warm_up(local, old_alias)

@@ -3,6 +3,8 @@ progress in input bytes, and the same stream whether it runs in a thread or a fo
 
 import gzip
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -132,3 +134,53 @@ def test_a_broken_glossary_stops_the_producer_before_any_chunk(taxonomy: Taxonom
             pytest.raises(concepts.GlossaryError) as info:
         producer.next()
     assert info.value.problems == ["concepts.tsv:7: en: empty form"]
+
+
+def _next_within(producer: Producer, seconds: float) -> tuple[bool, object]:
+    """producer.next() in a thread: (whether it returned within `seconds`, what it returned or raised)."""
+    result: list = []
+
+    def call() -> None:
+        try:
+            result.append(producer.next())
+        except Exception as exc:
+            result.append(exc)
+
+    thread = threading.Thread(target=call, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive(), result[0] if result else None
+
+
+def _mid_chunk(taxonomy: Taxonomy, tmp_path: Path) -> Producer:
+    """A producer process whose queue is full and whose pipe holds the first part of the next chunk (a
+    chunk is ~400 kB; the pipe takes 64 kB): the moment a build's failure closes it, or the process dies."""
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(SAMPLE.read_bytes() * 500)  # 20,000 papers: far more than the queue holds
+    producer = Producer([sniff(big, taxonomy)], taxonomy, process=True)
+    assert producer.next() is not None
+    time.sleep(1.5)  # the queue refills, its feeder blocks mid-chunk
+    return producer
+
+
+def test_a_sender_asking_after_close_gets_the_end_not_half_a_chunk(taxonomy: Taxonomy, tmp_path: Path) -> None:
+    """A build that fails closes the producer while the other bulk thread may still ask it for a chunk
+    (CI, 2026-12-01: such a build hung for good after a node restart)."""
+    producer = _mid_chunk(taxonomy, tmp_path)
+    producer.close()
+    returned, value = _next_within(producer, 10)
+    assert returned, "next() after close() blocked on a chunk the stopped process never finished"
+    assert value is None
+
+
+def test_a_producer_process_that_dies_mid_chunk_fails_the_load(taxonomy: Taxonomy, tmp_path: Path) -> None:
+    producer = _mid_chunk(taxonomy, tmp_path)
+    assert producer._proc is not None
+    producer._proc.kill()  # say the OOM killer
+    producer._proc.join(5)
+    try:
+        returned, value = _next_within(producer, 10)
+        assert returned, "next() blocked on a chunk the dead process never finished"
+        assert isinstance(value, RuntimeError) and "producer stopped without finishing" in str(value), value
+    finally:
+        producer.close()
