@@ -70,7 +70,17 @@ def indexed(es: Elasticsearch, alias: str, old: str) -> int | None:
 
 def wait_out(proc: subprocess.Popen, es: Elasticsearch, alias: str, old: str, timeout: float) -> tuple[str, str]:
     """The build's output once it ends. Past `timeout` it fails with what tells a slow build from a stuck
-    one: the documents written every 10 s, and every thread's stack (papersearch-admin dumps them on SIGUSR1)."""
+    one: the documents written every 10 s, and every thread's stack (papersearch-admin dumps them on SIGUSR1).
+    Either way the build is gone afterwards."""
+    try:
+        return _wait_out(proc, es, alias, old, timeout)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+
+
+def _wait_out(proc: subprocess.Popen, es: Elasticsearch, alias: str, old: str, timeout: float) -> tuple[str, str]:
     started, written = time.monotonic(), []
     while True:
         try:
