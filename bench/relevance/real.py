@@ -33,6 +33,7 @@ from typing import Any
 
 from bench.common import log
 from bench.relevance import crosslingual as xlset
+from bench.relevance import graded as gr
 from bench.relevance import known_items as ki
 from bench.relevance.corpora import (
     ALIAS_PREFIX,
@@ -46,11 +47,18 @@ from bench.relevance.corpora import (
     write_without_titles,
 )
 from bench.relevance.metrics import ConceptResult, QueryResult, Runner, run_queries
-from bench.relevance.real_report import known_summary, print_failures, print_tables, write_json, xl_summary
-from bench.relevance.systems import api, api_search, baseline
+from bench.relevance.real_report import (
+    known_summary,
+    print_failures,
+    print_graded,
+    print_tables,
+    write_json,
+    xl_summary,
+)
+from bench.relevance.systems import api, api_search, baseline, baseline_scored, ours_scored
 
 HERE = Path(__file__).parent
-PARTS = ("xl", "known", "notitle")
+PARTS = ("xl", "known", "notitle", "graded")
 
 
 @contextmanager
@@ -89,6 +97,34 @@ def systems(url: str, alias: str) -> dict[str, Runner]:
     from papersearch.es import make_client
 
     return {"ours": api(url), "baseline": baseline(make_client("web"), alias)}
+
+
+def graded_sets(args: argparse.Namespace, en_path: Path | None, en: list[dict[str, Any]], zh: list[dict[str, Any]],
+                mixed: str, notitle: str) -> dict[str, list[gr.GradedResult]]:
+    """The graded sets (bench/relevance/graded.py) per system, searched in this process (scores are read):
+    author keywords on the mixed index, topics and descriptive questions on the English papers with titles
+    (an index of their own: Chinese papers are not judged by English patterns) and without."""
+    from papersearch.es import make_client
+
+    web = make_client("web")
+    concepts, questions = xlset.load(args.xl_queries), gr.load_descriptive(args.descriptive)
+    runs: list[tuple[str, list[gr.GradedQuery]]] = []
+    if zh:
+        runs.append((mixed, gr.keyword_queries(en + zh, args.per_kind, args.seed)))
+    if en_path:
+        titled = gr.Grader(en, titled=True)
+        english = args.en_alias or f"{ALIAS_PREFIX}en_{args.profile}"
+        load(english, [en_path], len(en), args)
+        runs.append((english, gr.topic_queries(concepts, titled) + gr.descriptive_queries(questions, titled)))
+        bare = gr.Grader(en, titled=False)
+        runs.append((notitle, gr.topic_queries(concepts, bare, "notitle_")
+                     + gr.descriptive_queries(questions, bare, "notitle_")))
+    out: dict[str, list[gr.GradedResult]] = {"ours": [], "baseline": []}
+    for alias, queries in runs:
+        for name, runner in (("ours", ours_scored(web, alias)), ("baseline", baseline_scored(web, alias))):
+            out[name] += timed(f"graded on {alias}, {name}",
+                               lambda r=runner, q=queries: gr.evaluate(r, q, args.workers))
+    return out
 
 
 def timed(what: str, fn):
@@ -143,6 +179,14 @@ def run(args: argparse.Namespace) -> int:
                 known.setdefault(name, []).extend(
                     timed(f"no-title known items, {name}", lambda r=r: run_queries(r, notitle, args.workers)))
 
+    graded: dict[str, list[gr.GradedResult]] = {}
+    if "graded" not in skip:
+        if en_path:
+            load(notitle_alias, [write_without_titles(en_path, en)], len(en), args)
+        if zh:
+            load(mixed, [p for p in (en_path, zh_path) if p], len(papers), args)
+        graded = graded_sets(args, en_path, en, zh, mixed, notitle_alias)
+
     from bench.relevance.evaluate import alias_profile
 
     used = alias_profile(make_client("web"), mixed if (queries or items) else notitle_alias)
@@ -150,6 +194,8 @@ def run(args: argparse.Namespace) -> int:
               f"mixed index {mixed}, no-title index {notitle_alias}; analysis profile {used}; "
               f"seed {args.seed}, {args.per_kind} queries per kind")
     print_tables(xl_summary(xl) if queries else None, known_summary(known) if any(known.values()) else None, header)
+    if graded:
+        print_graded(graded)
     print_failures(xl.get("ours", []), known.get("ours", []),
                    lambda pid: heading(papers[pid]) if pid in papers else pid, args.failures)
     out = args.out or HERE / f"results-real-{used}.json"
@@ -160,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
                     "notitle": args.api_notitle or "gunicorn started by the script"},
             "corpora": {"en": str(en_path), "en_papers": len(en), "zh": str(zh_path), "zh_papers": len(zh)},
             "crosslingual_left_out": unjudged}
-    write_json(out, meta, queries, xl, known)
+    write_json(out, meta, queries, xl, known, graded)
     log(f"report written to {out}")
     return 0
 
@@ -174,8 +220,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--api-notitle", help="base URL of a webapp serving the no-title index (default: start one)")
     parser.add_argument("--alias", help=f"the mixed index (default {ALIAS_PREFIX}mixed_<profile>)")
     parser.add_argument("--notitle-alias", help=f"the no-title index (default {ALIAS_PREFIX}notitle_<profile>)")
-    parser.add_argument("--profile", choices=["auto", "plugin", "core"], default="auto",
-                        help="analysis profile when loading (auto = the plugin when installed)")
+    parser.add_argument("--en-alias", help=f"the English papers alone (default {ALIAS_PREFIX}en_<profile>)")
+    parser.add_argument("--descriptive", type=Path, default=gr.DESCRIPTIVE, help="descriptive questions (JSON)")
+    parser.add_argument("--profile", choices=["auto", "plugin", "core", "both"], default="auto",
+                        help="analysis profile when loading (auto: the plugin when installed; both: plugin, core)")
     parser.add_argument("--reload", action="store_true", help="rebuild the indices even if they are loaded")
     parser.add_argument("--per-kind", type=int, default=200, help="known-item queries per kind")
     parser.add_argument("--seed", type=int, default=13)
@@ -191,7 +239,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--skip: unknown part(s) {', '.join(sorted(unknown))}; choose from {', '.join(PARTS)}")
     if args.per_kind < 1:
         parser.error("--per-kind must be at least 1")
-    return run(args)
+    if args.profile != "both":
+        return run(args)
+    failed = 0
+    for profile in ("plugin", "core"):
+        out = args.out.with_name(f"{args.out.stem}-{profile}{args.out.suffix}") if args.out else None
+        failed |= run(argparse.Namespace(**{**vars(args), "profile": profile, "out": out}))
+    return failed
 
 
 if __name__ == "__main__":

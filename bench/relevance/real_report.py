@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench.relevance import graded as gr
 from bench.relevance import known_items as ki
 from bench.relevance.crosslingual import DIRECTIONS, ConceptQuery
 from bench.relevance.metrics import ConceptResult, K, QueryResult, concept_summary, summarize
@@ -64,6 +65,17 @@ def print_tables(xl: dict[str, Any] | None, known: dict[str, Any] | None, header
                 f"{r['mrr']:>12.3f}  {r['hit']:>6.3f}  {r['zero']:>5}" for r in row))
 
 
+def print_graded(systems: dict[str, list[gr.GradedResult]]) -> None:
+    names = list(systems)
+    sums = {n: gr.summary(rs) for n, rs in systems.items()}
+    print(f"\nGraded: nDCG@{K} (gain 2^grade - 1), P@{K} (grade >= 1), flat top {K}s (<= {gr.FLAT_SCORES} scores)")
+    print(f"{'set':<22}{'n':>5}  " + "  ".join(f"{n[:8] + ' nDCG':>13}  {'P@10':>6}  {'flat':>4}" for n in names))
+    for name, row in sums[names[0]].items():
+        print(f"{name:<22}{row['n']:>5}  " + "  ".join(
+            f"{sums[s][name]['ndcg']:>13.3f}  {sums[s][name]['precision']:>6.3f}  {sums[s][name]['flat']:>4}"
+            for s in names))
+
+
 def _came_back(top: list[str], heading: Heading, n: int = 3) -> str:
     return " | ".join(heading(pid) for pid in top[:n]) or "(nothing)"
 
@@ -112,7 +124,8 @@ def _rounded(value: Any) -> Any:
 
 
 def write_json(path: Path, meta: dict[str, Any], queries: list[ConceptQuery],
-               xl: dict[str, list[ConceptResult]], known: dict[str, list[QueryResult]]) -> None:
+               xl: dict[str, list[ConceptResult]], known: dict[str, list[QueryResult]],
+               graded: dict[str, list[gr.GradedResult]] | None = None) -> None:
     by_id = {q.id: q for q in queries}
     xl_rows = []
     for i, first in enumerate(next(iter(xl.values()), [])):
@@ -126,7 +139,15 @@ def write_json(path: Path, meta: dict[str, Any], queries: list[ConceptQuery],
     for i, first in enumerate(next(iter(known.values()), [])):
         known_rows.append({"id": first.id, "kind": first.kind, "q": first.q, "expected": first.expected,
                            "systems": {n: _outcome(rs[i]) for n, rs in known.items()}})
+    graded = graded or {}
+    graded_rows = []
+    for i, first in enumerate(next(iter(graded.values()), [])):
+        graded_rows.append({"id": first.query.id, "set": first.query.set, "q": first.query.q,
+                            "judged": len(first.query.grades),
+                            "systems": {n: {"ndcg": round(rs[i].ndcg, 3), "flat": rs[i].flat, "total": rs[i].total,
+                                            "grades": rs[i].grades_top} for n, rs in graded.items()}})
     head = {**meta, "summary": _rounded({"crosslingual": xl_summary(xl) if xl else None,
-                                         "known_items": known_summary(known) if any(known.values()) else None})}
-    _dump(path, head, {"crosslingual": xl_rows, "known_items": known_rows})
+                                         "known_items": known_summary(known) if any(known.values()) else None,
+                                         "graded": {n: gr.summary(rs) for n, rs in graded.items()} or None})}
+    _dump(path, head, {"crosslingual": xl_rows, "known_items": known_rows, "graded": graded_rows})
 

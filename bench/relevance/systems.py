@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import requests
@@ -16,19 +17,27 @@ from elasticsearch import Elasticsearch
 
 from bench.relevance.metrics import K, Runner
 
+ScoredRunner = Callable[[str], tuple[list[str], int, list[float | None]]]  # … and each hit's score
+
 API_ATTEMPTS = 5
 
 
 def ours(client: Elasticsearch, alias: str, config: dict | None = None) -> Runner:
     """The webapp's search: parser, query builders, config/index.json — SearchService itself."""
+    scored = ours_scored(client, alias, config)
+    return lambda q: scored(q)[:2]
+
+
+def ours_scored(client: Elasticsearch, alias: str, config: dict | None = None) -> ScoredRunner:
+    """The same, with each hit's score (what the graded sets' flatness is read from)."""
     from webapp.domain import SearchParams
     from webapp.services.search import SearchService
 
     service = SearchService(client, alias, config=config)
 
-    def run(q: str) -> tuple[list[str], int]:
+    def run(q: str) -> tuple[list[str], int, list[float | None]]:
         result = service.search(SearchParams(q=q, size=K))
-        return [h.id for h in result.hits], result.total
+        return [h.id for h in result.hits], result.total, [h.score for h in result.hits]
 
     return run
 
@@ -39,14 +48,20 @@ def baseline_query(q: str, config: dict) -> dict[str, Any]:
 
 
 def baseline(client: Elasticsearch, alias: str) -> Runner:
+    scored = baseline_scored(client, alias)
+    return lambda q: scored(q)[:2]
+
+
+def baseline_scored(client: Elasticsearch, alias: str) -> ScoredRunner:
     from papersearch.index_definition import search_config
 
     config = search_config()
 
-    def run(q: str) -> tuple[list[str], int]:
+    def run(q: str) -> tuple[list[str], int, list[float | None]]:
         response = client.search(index=alias, query=baseline_query(q, config), size=K, source=False,
                                  track_total_hits=True).body
-        return [h["_id"] for h in response["hits"]["hits"]], response["hits"]["total"]["value"]
+        hits = response["hits"]["hits"]
+        return [h["_id"] for h in hits], response["hits"]["total"]["value"], [h["_score"] for h in hits]
 
     return run
 
