@@ -8,7 +8,7 @@
             facet shaping, JSON.
 (b) direct  POST /<alias>/_search with the exact body our service builds for the same parameters
             (webapp.controllers.params.RequestArgs → query_parser.parse_query →
-            plan.first → render.body, imported, not re-implemented), as the same read-only web user,
+            plan.Search → render.body, imported, not re-implemented), as the same read-only web user,
             pre-serialised.
 Each level of concurrency runs both targets twice in alternating order (a b, b a); every client is a
 thread with its own requests.Session; each phase stops after --requests or --seconds, whichever

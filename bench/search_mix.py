@@ -48,17 +48,15 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 
 
 def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
-    """A body SearchService.search sends for these URL parameters, without concept expansions (the service's
-    own plan and renderer)."""
+    """A page's body SearchService.search sends for these URL parameters, without concept expansions (the
+    service's own plan and renderer)."""
     from papersearch.index_definition import search_config
     from webapp.services import plan, render
     from webapp.services.query_parser import parse_query
 
     search, config = parsed_params(params, api=False), search_config()
-    parsed = parse_query(search.q)
-    made = (plan.relaxed(parsed, search, config, [], fuzzy) if relaxed
-            else plan.first(parsed, search, config, [], fuzzy))
-    return render.body(made, config)
+    s = plan.Search(parse_query(search.q), search, config)
+    return render.body(s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.text(fuzzy)), config)
 
 
 def parsed_params(params: dict[str, Any], api: bool = True) -> Any:

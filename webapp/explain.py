@@ -1,12 +1,13 @@
-"""Show the plan of a search, and the Elasticsearch body it becomes, without running it.
+"""Show every request a search sends, in order, each with its plan and its body: the search is run by the
+service itself (SearchService.search with a trace), on the site's index, so what is shown is what is sent.
 
     .venv/bin/python -m webapp.explain "图神经网络 方法" [--area …] [--year …] [--sort year] [--page 2]
-                                       [--relaxed] [--core] [--no-xl] [--json]
+                                       [--no-xl] [--alias NAME] [--json]
 
-The first request's plan (--relaxed: the ladder's relaxed request, typo-tolerant on the words no paper
-contains — here: every word that has a typo fallback; --core: as on an index without our plugin), then
-the body webapp/services/render.py makes of it (--json: the body only). Every search also logs its plans
-at DEBUG level (logger webapp.services.search).
+For each request: what webapp/services/plan.py decided (describe.py), the body webapp/services/render.py
+made of it, and how many papers it found (--json: the bodies only, one JSON document per line). It connects
+as the web user (the settings and .local/credentials.json, as the site does). Every search also logs its
+pages' plans at DEBUG level (logger webapp.services.search).
 """
 
 from __future__ import annotations
@@ -14,29 +15,39 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from werkzeug.datastructures import MultiDict
 
-from papersearch import concepts
+from papersearch.es import make_client
 from papersearch.index_definition import search_config
+from papersearch.settings import get_settings
 from webapp.controllers.params import ParamError, RequestArgs
-from webapp.services import expansion, plan, render
-from webapp.services.query_parser import parse_query
+from webapp.domain import BadQuery, SearchUnavailable
+from webapp.services.describe import describe
+from webapp.services.plan import Request
+from webapp.services.search import SearchService
+
+PARAMS = ("area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size")
+
+
+def _found(answer: Any) -> str:
+    answers = answer if isinstance(answer, list) else [answer]
+    totals = [a["hits"].get("total", {}).get("value", "–") if "hits" in a else "error" for a in answers]
+    return "found " + ", ".join(map(str, totals)) + (" (one per body)" if len(totals) > 1 else "")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("q")
-    parser.add_argument("--relaxed", action="store_true")
-    parser.add_argument("--core", action="store_true", help="as on a core-profile index (typo-tolerant everywhere)")
     parser.add_argument("--no-xl", action="store_true", help="without the glossary's concepts (xl=0)")
-    parser.add_argument("--json", action="store_true", help="print the body only")
-    for name in ("area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size"):
+    parser.add_argument("--alias", help="the index to search (default: the site's, PAPERSEARCH_ALIAS)")
+    parser.add_argument("--json", action="store_true", help="print the bodies only, one per line")
+    for name in PARAMS:
         parser.add_argument(f"--{name.replace('_', '-')}", dest=name, action="append", default=[])
     args = parser.parse_args(argv)
     config = search_config()
-    url = MultiDict([("q", args.q), *[(k, v) for k in ("area", "subarea", "venue", "year", "year_from", "year_to",
-                                                          "sort", "page", "size") for v in getattr(args, k)]])
+    url = MultiDict([("q", args.q), *[(k, v) for k in PARAMS for v in getattr(args, k)]])
     if args.no_xl:
         url.add("xl", "0")
     try:
@@ -44,18 +55,22 @@ def main(argv: list[str] | None = None) -> int:
     except ParamError as exc:
         print(f"explain: {exc}", file=sys.stderr)
         return 2
-    parsed = parse_query(params.q)
-    xl = config["cross_lingual"]
-    found = (expansion.expansions(parsed.terms, concepts.matcher(), xl["max_forms"], xl["max_concepts"],
-                                  xl["max_term_length"]) if params.xl else [])
-    if args.relaxed:
-        made = plan.relaxed(parsed, params, config, found, True, as_typed_fuzzy=args.core)
-    else:
-        made = plan.first(parsed, params, config, found, fuzzy=args.core, as_typed_fuzzy=args.core)
-    body = render.body(made, config)
+    service = SearchService(make_client("web"), args.alias or get_settings().alias, config)
+    sent: list[tuple[Request, Any, Any]] = []
+    try:
+        result = service.search(params, trace=lambda r, body, answer: sent.append((r, body, answer)))
+    except (SearchUnavailable, BadQuery) as exc:
+        print(f"explain: the search failed: {exc}", file=sys.stderr)
+        return 1
+    for i, (request, body, answer) in enumerate(sent, 1):
+        if args.json:
+            print(json.dumps(body, ensure_ascii=False))
+            continue
+        print(f"--- request {i} of {len(sent)}: {describe(request)}\n    {_found(answer)}")
+        print(json.dumps(body, ensure_ascii=False, indent=1))
     if not args.json:
-        print(plan.describe(made), end="\n\n")
-    print(json.dumps(body, ensure_ascii=False, indent=1))
+        print(f"--- shown: {result.total} papers" + (f", fallbacks {', '.join(result.fallbacks)}"
+                                                     if result.fallbacks else ""))
     return 0
 
 

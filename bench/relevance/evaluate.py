@@ -7,8 +7,7 @@ Without --alias the 40 sample papers (indexer/sample/papers.jsonl) are loaded in
 (papersbench_rel_*) through the real indexer (full reindex, the chosen analysis profile) and deleted
 afterwards; with --alias an existing alias is searched as it is (its profile is whatever it was built
 with). Every query of queries.json runs through SearchService.search(SearchParams(q=…, size=10)) as the
-read-only web user, exactly as the results page does. --ablations also runs ours with one ingredient
-taken out at a time (proximity clause, .exact or .bigram subfields, fuzzy fallback, boosts).
+read-only web user, exactly as the results page does.
 --baseline also runs each query as one plain
 multi_match over the same fields (no boosts, no phrase or proximity clause, no fuzziness, default
 operator "or"), searched by the same user on the same alias.
@@ -21,17 +20,13 @@ zero-result rate, plus per-kind MRR, and for every query the ranks of its expect
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-from unittest import mock
 
 from elasticsearch import Elasticsearch
 
@@ -60,64 +55,6 @@ def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
 
 def sample_ids(path: Path = SAMPLE) -> set[str]:
     return {json.loads(line)["id"] for line in path.read_text(encoding="utf-8").splitlines() if line.strip()}
-
-
-# --- ablations: ours with one ingredient taken out (same alias, same queries) ------------------------------
-
-
-def _without_fields(config: dict, suffix: str) -> dict:
-    out = copy.deepcopy(config)
-    out["query_fields"] = {f: b for f, b in config["query_fields"].items() if not f.endswith(suffix)}
-    return out
-
-
-def _flat(config: dict) -> dict:
-    out = copy.deepcopy(config)
-    out["query_fields"] = dict.fromkeys(config["query_fields"], 1)
-    out["phrase_fields"] = dict.fromkeys(config["phrase_fields"], 1)
-    return out
-
-
-ABLATIONS: dict[str, str] = {
-    "no-proximity": "without the phrase-proximity should clause",
-    "no-exact": "without the unstemmed .exact subfields in query_fields (fuzzy fields unchanged)",
-    "no-bigram": "without the Chinese .bigram subfields in query_fields",
-    "no-fuzzy": "without the low-boost fuzzy fallback",
-    "flat-boosts": "every query_fields / phrase_fields boost set to 1",
-}
-
-
-@contextmanager
-def ablation(name: str, config: dict) -> Iterator[dict]:
-    """The search config to use, with the query builders patched as the ablation needs."""
-    from webapp.services import word_queries as wq
-
-    original_fuzzy_fields = wq.fuzzy_fields
-    with ExitStack() as stack:
-        if name == "no-proximity":
-            stack.enter_context(mock.patch.object(wq, "proximity_boost", lambda terms, cfg: None))
-            yield config
-        elif name in ("no-exact", "no-bigram"):
-            # keep the fuzzy fallback on the fields it had, so only the scoring fields change
-            stack.enter_context(mock.patch.object(wq, "fuzzy_fields", lambda cfg: original_fuzzy_fields(config)))
-            yield _without_fields(config, ".exact" if name == "no-exact" else ".bigram")
-        elif name == "no-fuzzy":
-            stack.enter_context(mock.patch.object(wq, "fuzzy_clause", lambda term, cfg: None))
-            yield config
-        elif name == "flat-boosts":
-            yield _flat(config)
-        else:
-            raise ValueError(f"unknown ablation {name}")
-
-
-def run_ablations(web: Elasticsearch, alias: str, queries: list[dict[str, Any]]) -> dict[str, list[QueryResult]]:
-    from papersearch.index_definition import search_config
-
-    out = {}
-    for name in ABLATIONS:
-        with ablation(name, search_config()) as config:
-            out[name] = run_queries(ours(web, alias, config), queries)
-    return out
 
 
 # --- the temporary alias ----------------------------------------------------------------------------------
@@ -165,12 +102,10 @@ def alias_profile(client: Elasticsearch, alias: str) -> str:
 
 
 def evaluate(web: Elasticsearch, alias: str, queries: list[dict[str, Any]],
-             with_baseline: bool = True, with_ablations: bool = False) -> dict[str, list[QueryResult]]:
+             with_baseline: bool = True) -> dict[str, list[QueryResult]]:
     systems = {"ours": run_queries(ours(web, alias), queries)}
     if with_baseline:
         systems["baseline"] = run_queries(baseline(web, alias), queries)
-    if with_ablations:
-        systems |= run_ablations(web, alias, queries)
     return systems
 
 
@@ -232,12 +167,12 @@ def print_report(systems: dict[str, list[QueryResult]], profile: str, quiet: boo
         print("          by kind: " + ", ".join(f"{k} {v['mrr']:.2f}" for k, v in summary.by_kind.items()))
 
 
-def evaluate_sample(web: Elasticsearch, profile: str, queries: list[dict[str, Any]], with_baseline: bool,
-                    with_ablations: bool = False) -> tuple[str, str, dict[str, list[QueryResult]]]:
+def evaluate_sample(web: Elasticsearch, profile: str, queries: list[dict[str, Any]],
+                    with_baseline: bool) -> tuple[str, str, dict[str, list[QueryResult]]]:
     """Load the sample behind a temporary alias, run the queries, drop the alias."""
     alias, used = build_sample_alias(profile)
     try:
-        return alias, used, evaluate(web, alias, queries, with_baseline, with_ablations)
+        return alias, used, evaluate(web, alias, queries, with_baseline)
     finally:
         try:
             wait_healthy()
@@ -285,8 +220,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", choices=["auto", "plugin", "core"], default="auto",
                         help="analysis profile of the temporary index (auto = the plugin when installed)")
     parser.add_argument("--baseline", action="store_true", help="also run the plain multi_match baseline")
-    parser.add_argument("--ablations", action="store_true",
-                        help="also run ours with one ingredient removed at a time: " + ", ".join(ABLATIONS))
     parser.add_argument("--alias", help="search this existing alias instead of loading the sample")
     parser.add_argument("--queries", type=Path, default=QUERIES)
     parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-<profile>.json)")
@@ -300,10 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.alias:
         alias = args.alias
         profile, systems = survive_restarts(lambda: (
-            alias_profile(web, alias), evaluate(web, alias, queries, args.baseline, args.ablations)))
+            alias_profile(web, alias), evaluate(web, alias, queries, args.baseline)))
     else:
         alias, profile, systems = survive_restarts(
-            lambda: evaluate_sample(web, args.profile, queries, args.baseline, args.ablations))
+            lambda: evaluate_sample(web, args.profile, queries, args.baseline))
     print_report(systems, profile, quiet=args.quiet)
     out = args.out or Path(__file__).with_name(f"results-{profile}.json")
     write_report(report(systems, profile, alias), out)

@@ -28,7 +28,8 @@ def small(cluster, sample_alias: str) -> SearchService:
 def large(cluster, sample_alias: str) -> SearchService:
     config = copy.deepcopy(search_config())
     config["max_result_window"] = WINDOW
-    config["large_index"] = {"above": 10, "sample": 20}  # 40 papers: facets apart; sampled at 0.5
+    # 40 papers: facets apart; sampled at 0.5
+    config["large_index"] = {**config["large_index"], "above": 10, "sample": 20}
     return SearchService(cluster.client("web"), sample_alias, config=config)
 
 

@@ -6,37 +6,47 @@ from collections.abc import Sequence
 from typing import Any
 
 from webapp.domain import SearchParams
-from webapp.services import plan, render
+from webapp.services import clauses, plan, render
 from webapp.services.expansion import Expansion
+from webapp.services.plan import Fuzzy
 from webapp.services.query_parser import ParsedQuery
-from webapp.services.word_queries import Fuzzy
 
 Query = dict[str, Any]
 
 
+def searched(parsed: ParsedQuery, params: SearchParams | None = None, config: dict | None = None,
+             expansions: Sequence[Expansion] = (), core: bool = False) -> plan.Search:
+    from papersearch.index_definition import search_config
+
+    return plan.Search(parsed, params or SearchParams(), config or search_config(), tuple(expansions),
+                       plan.Live("core" if core else "plugin"))
+
+
 def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False,
                 expansions: Sequence[Expansion] = (), as_typed_fuzzy: bool = False) -> Query:
-    """The first request (fuzzy: typo fallbacks on these words), or the relaxed one (typo-tolerant on fuzzy)."""
-    found = list(expansions)
-    if relaxed:
-        return render.body(plan.relaxed(parsed, params, config, found, fuzzy, as_typed_fuzzy), config)
-    return render.body(plan.first(parsed, params, config, found, fuzzy, as_typed_fuzzy), config)
+    """The first request's page with typo fallbacks on `fuzzy` words, or the relaxed one (typo-tolerant on
+    fuzzy); as_typed_fuzzy: as on a core index."""
+    s = searched(parsed, params, config, expansions, as_typed_fuzzy)
+    page = s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.text(fuzzy))
+    return render.body(page, config)
 
 
 def build_query(parsed: ParsedQuery, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False,
                 expansions: Sequence[Expansion] = ()) -> Query:
     """The scoring query of that request (without the relaxed page's tiers)."""
-    p = (plan.relaxed(parsed, SearchParams(), config, list(expansions), fuzzy) if relaxed
-         else plan.first(parsed, SearchParams(), config, list(expansions), fuzzy))
-    return render.scoring_query(p, config)
+    s = searched(parsed, SearchParams(), config, expansions)
+    return render.scoring_query(s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.text(fuzzy)), config)
 
 
 def text_query(terms: list[str], found: Sequence[Expansion], config: dict, fuzzy: Fuzzy = True,
                relaxed: bool = False, other_language: bool = True) -> Query | None:
     """The words' clause, with the concepts recognised among them."""
-    text = plan.text(terms, list(found), config, fuzzy, relaxed, other_language)
-    return render.text_query(text, config) if text else None
+    from webapp.services.query_parser import Clause
+
+    s = searched(ParsedQuery(tuple(Clause(t) for t in terms)), SearchParams(), config, found)
+    text = s.text(fuzzy, relaxed, other_language)
+    return clauses.text_query(text, config) if text else None
 
 
 def exists_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
-    return render.body(plan.check(parsed, params, config), config)
+    return render.body(searched(parsed, params, config).check(parsed), config)

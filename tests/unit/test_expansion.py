@@ -9,8 +9,8 @@ import pytest
 
 from papersearch.concepts import ConceptMatcher, load
 from papersearch.index_definition import search_config
+from webapp.services import clauses as wq
 from webapp.services import expansion as xp
-from webapp.services import word_queries as wq
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
 CONFIG = search_config()
@@ -71,11 +71,12 @@ def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     found = expand(terms, matcher)
     as_typed, _ = bodies.text_query(terms, found, CONFIG)["bool"]["should"]
     slots = as_typed["bool"]["should"]
-    assert as_typed["bool"]["minimum_should_match"] == "100%"  # every word, as in text_clause
+    assert as_typed["bool"]["minimum_should_match"] == 4  # every word, as in text_clause
     assert len(slots) == 4  # one per typed word: "every word must match" counts as before
-    assert slots[2] == wq.term_clause("for", CONFIG) and slots[3] == wq.term_clause("proteins", CONFIG)
+    assert slots[2] == wq.term_clause("for", CONFIG) and slots[3] == wq.term_clause("proteins", CONFIG, "text")
     first, second = (s["dis_max"]["queries"] for s in slots[:2])
-    assert first[0] == wq.term_clause("contrastive", CONFIG) and second[0] == wq.term_clause("learning", CONFIG)
+    assert first[0] == wq.term_clause("contrastive", CONFIG, "text")
+    assert second[0] == wq.term_clause("learning", CONFIG, "text")
     assert first[1] == second[1]  # either word may be matched by the concept's other forms or tag
 
 
@@ -139,7 +140,7 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     (group,) = query["must"]  # the concept, once, with its whole weight
     assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
     assert "boost" not in concept_part(group)
-    assert query["should"] == [wq.term_clause(t, CONFIG, fuzzy=False) for t in ("for", "proteins")]
+    assert query["should"] == [wq.term_clause(t, CONFIG) for t in ("for", "proteins")]
     assert query["filter"] == [{"term": {"languages": "zh"}}]
     chinese = ["图神经网络", "药物"]
     other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]

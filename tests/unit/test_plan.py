@@ -5,14 +5,16 @@ from __future__ import annotations
 import copy
 import json
 
+import bodies
 import pytest
 
 from papersearch import concepts
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
+from webapp.services import clauses as cl
 from webapp.services import expansion as xp
 from webapp.services import plan, render
-from webapp.services import word_queries as wq
+from webapp.services.describe import describe
 from webapp.services.query_parser import parse_query
 
 CONFIG = search_config()
@@ -23,37 +25,43 @@ def matcher() -> concepts.ConceptMatcher:
     return concepts.matcher()
 
 
-def planned(q: str, matcher=None, **params) -> plan.Plan:
+def searched(q: str, matcher=None, **params) -> plan.Search:
     parsed = parse_query(q)
     xl = CONFIG["cross_lingual"]
     found = xp.expansions(parsed.terms, matcher, xl["max_forms"], xl["max_concepts"]) if matcher else []
-    return plan.first(parsed, SearchParams(q=q, **params), CONFIG, found)
+    return bodies.searched(parsed, SearchParams(q=q, **params), CONFIG, found)
+
+
+def planned(q: str, matcher=None, **params) -> plan.Page:
+    return searched(q, matcher, **params).first()[0]
 
 
 def with_rescore(window: int) -> dict:
     config = copy.deepcopy(CONFIG)
-    config["rescore_window"] = window
+    config["rescore"]["window"] = window
     return config
 
 
 def test_describe_shows_words_concepts_closeness_and_filters(matcher):
-    text = plan.describe(planned("图神经网络 方法", matcher, filters={"year": ["2024"]}))
+    page, count, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).first()
+    text = describe(page)
     assert text.startswith("as_typed: sort relevance, page 1 x 10, filters year=2024")
     assert "0: '图神经网络' or concept graph_neural_network" in text and "1: '方法'" in text
     assert "only the concepts graph_neural_network" in text  # English papers need only the concept
-    assert "closeness of 图神经网络 方法 rewarded" in text and "counted apart" in text
-    relaxed = plan.relaxed(parse_query("stochastik optimisation"), SearchParams(), CONFIG, [], True)
-    assert "relaxed" in plan.describe(relaxed) and "~typos" in plan.describe(relaxed)
+    assert "closeness of 图神经网络 方法 rewarded" in text and "2 of 2 required" in text
+    assert describe(count).startswith("count: the words as typed, in their own language, up to 3 papers")
+    relaxed = bodies.searched(parse_query("stochastik optimisation")).relaxed(True)
+    assert "relaxed" in describe(relaxed) and "~typos (text)" in describe(relaxed)
 
 
 def test_the_as_typed_count_stops_at_the_ladder_threshold_under_the_filters(matcher):
-    p = planned("图神经网络 方法", matcher, filters={"year": ["2024"]})
-    count = render.count_as_typed(p, CONFIG)
+    _, counted, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).first()
+    count = render.body(counted, CONFIG)
     assert count["size"] == 0 and count["track_total_hits"] == CONFIG["relaxation"]["below"]
     as_typed, year = count["query"]["bool"]["filter"]
     assert year == {"terms": {"year": ["2024"]}}
     assert "languages" not in json.dumps(as_typed)  # the words in their own language only
-    assert planned("diffusion", matcher).count_as_typed is None  # nothing to count apart
+    assert searched("diffusion", matcher).first()[1] is None  # nothing to count apart
 
 
 def test_closeness_is_a_rescore_of_the_first_results_when_sorted_by_score():
@@ -61,7 +69,7 @@ def test_closeness_is_a_rescore_of_the_first_results_when_sorted_by_score():
     body = render.body(planned("graph neural networks"), config)
     assert "sort" not in body  # Elasticsearch takes no sort beside a rescore
     assert body["rescore"]["window_size"] == 100
-    assert body["rescore"]["query"]["rescore_query"] == wq.proximity_boost(["graph", "neural", "networks"], config)
+    assert body["rescore"]["query"]["rescore_query"] == cl.proximity_boost(["graph", "neural", "networks"], config)
     assert "phrase" not in json.dumps(body["query"])  # the closeness clauses left the query
     by_year = render.body(planned("graph neural networks", sort="year"), config)
     assert "rescore" not in by_year and by_year["sort"] == config["sorts"]["year"]
@@ -78,14 +86,14 @@ def test_only_requests_without_words_are_cached():
 
 
 def test_the_did_you_mean_check_counts_without_scoring_clauses():
-    check = render.body(plan.check(parse_query("graph networks"), SearchParams(), CONFIG), CONFIG)
+    check = render.body(searched("graph networks").check(parse_query("graph networks")), CONFIG)
     assert check["size"] == 0 and check["track_total_hits"] == 1
     assert "phrase" not in json.dumps(check)  # closeness only orders; a count needs none
 
 
 def test_highlight_marks_the_concepts_other_forms_on_the_highlighted_fields(matcher):
     p = planned("对比学习", matcher)
-    should = render.highlight_query(p, CONFIG)["bool"]["should"]
+    should = render.highlight_query(p.highlight, CONFIG)["bool"]["should"]
     forms = [c["multi_match"] for c in should if c["multi_match"].get("type") == "phrase"]
     assert any(f["query"].casefold() == "contrastive learning" for f in forms)
     assert all(set(f["fields"]) <= set(render.highlighted_fields(CONFIG)) for f in forms)

@@ -8,11 +8,11 @@ import pytest
 from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
+from webapp.services import clauses as wq
 from webapp.services import facet_queries as fq
 from webapp.services import plan, render
-from webapp.services import request_parts as rp
-from webapp.services import word_queries as wq
 from webapp.services.facets import facets
+from webapp.services.papers import completion_suggest, more_like_this
 from webapp.services.query_parser import Clause, parse_query
 
 CONFIG = search_config()
@@ -55,7 +55,7 @@ def test_relaxed_term_needs_most_of_its_tokens():
 
 
 def test_long_term_gets_a_low_boost_fuzzy_fallback():
-    clause = wq.term_clause("diffusion", CONFIG)
+    clause = wq.term_clause("diffusion", CONFIG, "text")
     exact, fuzzy = clause["bool"]["should"]
     assert clause["bool"]["minimum_should_match"] == 1
     assert "fuzziness" not in exact["multi_match"]
@@ -67,7 +67,14 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
 
 @pytest.mark.parametrize("term", ["大语言模型", "gpt-4", "2024", "gan"])
 def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
-    assert wq.fuzzy_clause(term, CONFIG) is None
+    assert bodies.searched(parse_query(term)).typos(term, True) == ""
+
+
+def test_four_letter_words_are_forgiven_typos_in_author_names_only():
+    s = bodies.searched(parse_query("zeev"))
+    assert s.typos("zeev", True) == "authors" and s.typos("diffusion", True) == "text"
+    assert s.typos("diffusion", False) == "" and s.typos("diffusion", frozenset({"diffusion"})) == "text"
+    assert wq.fuzzy_clause("zeev", "authors", CONFIG)["multi_match"]["fields"] == ["authors^2"]
 
 
 def test_text_clause_requires_every_word():
@@ -75,12 +82,12 @@ def test_text_clause_requires_every_word():
     assert bodies.text_query(["gan"], [], CONFIG) == wq.term_clause("gan", CONFIG)
     many = bodies.text_query(["a", "b", "c", "d", "e"], [], CONFIG)
     assert len(many["bool"]["should"]) == 5
-    assert many["bool"]["minimum_should_match"] == "100%"
+    assert many["bool"]["minimum_should_match"] == 5
 
 
 def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
     relaxed = bodies.text_query(["graph", "neural", "networks"], [], CONFIG, relaxed=True)["bool"]
-    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["minimum_should_match"]
+    assert relaxed["minimum_should_match"] == 2  # all but one of three ("1<-1 3<50%")
     names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
     assert names == ["word:0", "word:1", "word:2"]
     single = bodies.text_query(["大豆制浆"], [], CONFIG, relaxed=True)
@@ -265,16 +272,20 @@ def test_too_deep_asks_for_counts_only():
 
 
 def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
-    assert rp.spelling_words(["大语言模型", "gan", "GPT-4", "Diffsuion", "diffsuion"]) == ["diffsuion"]
-    first = plan.first(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"), CONFIG, [])
-    assert first.spelling == ("diffsuion",)
+    assert bodies.searched(parse_query("大语言模型 gan GPT-4 Diffsuion diffsuion")).spelling_words == ("diffsuion",)
+    s = bodies.searched(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"))
+    first, _, spelling = s.first()
+    assert spelling is None and s.second(0, False) == plan.Spelling(("diffsuion",))  # in its own round
+    assert s.second(CONFIG["relaxation"]["below"], False) is None  # enough papers: no check
     body = render.body(first, CONFIG)
     assert "suggest" not in body and set(body["aggs"]) == {f["name"] for f in CONFIG["facets"]}
-    suggest, known = render.spelling_bodies(list(first.spelling), CONFIG)
+    suggest, known = render.body(plan.Spelling(("diffsuion",)), CONFIG)
     assert suggest["suggest"]["text"] == "diffsuion" and suggest["size"] == 0
-    assert {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"} == set(rp.SPELL_FIELDS)
+    fields = {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"}
+    assert fields == set(CONFIG["spelling"]["fields"])
     assert known["track_total_hits"] == 1 and known["size"] == 0 and "fuzziness" not in json.dumps(known)
-    assert plan.first(parse_query("模型"), SearchParams(), CONFIG, []).spelling == ()
+    assert bodies.searched(parse_query("diffsuion"), core=True).first()[2] == plan.Spelling(("diffsuion",))
+    assert bodies.searched(parse_query("模型"), core=True).first()[2] is None
 
 
 def test_exists_body_includes_filters_and_counts_one_paper():
@@ -285,10 +296,10 @@ def test_exists_body_includes_filters_and_counts_one_paper():
 
 
 def test_completion_and_more_like_this():
-    assert rp.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
+    assert completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
         "field": "suggest", "size": 8, "skip_duplicates": True}}}
-    mlt = rp.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
-    assert mlt["fields"] == CONFIG["similar_fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
+    mlt = more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
+    assert mlt["fields"] == CONFIG["similar"]["fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
 
 
 def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():

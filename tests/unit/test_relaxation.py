@@ -9,10 +9,11 @@ import pytest
 
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
-from webapp.services import plan, render
-from webapp.services import relaxation as rx
-from webapp.services import word_queries as wq
-from webapp.services.query_parser import parse_query
+from webapp.services import clauses as cl
+from webapp.services import render
+from webapp.services.es_query import named
+from webapp.services.hits import missing_words, relevance_score
+from webapp.services.query_parser import Clause, ParsedQuery, parse_query
 
 CONFIG = search_config()
 BELOW = CONFIG["relaxation"]["below"]
@@ -29,13 +30,22 @@ BOOST = CONFIG["relaxation"]["all_words_boost"]
     ([], False, False),
 ])
 def test_can_relax(terms, typo, expected):
-    assert rx.can_relax(terms, typo) is expected
+    assert bodies.searched(ParsedQuery(tuple(Clause(t) for t in terms))).can_relax(typo) is expected
 
 
 def test_relax_only_below_the_threshold():
-    assert rx.should_relax(BELOW - 1, ["a", "b"], False, CONFIG)
-    assert not rx.should_relax(BELOW, ["a", "b"], False, CONFIG)
-    assert rx.should_relax(0, ["a", "b"], False, CONFIG)
+    s = bodies.searched(parse_query("a b"))
+    assert s.too_few(BELOW - 1) and s.too_few(0) and not s.too_few(BELOW)
+    page, check = s.third(BELOW - 1, frozenset(), None)
+    assert page and page.tier == "relaxed" and check is None
+    assert s.third(BELOW, frozenset(), None) == (None, None)
+
+
+@pytest.mark.parametrize(("words", "required"), [(1, 1), (2, 1), (3, 2), (4, 2), (5, 2), (6, 3), (8, 4)])
+def test_the_relaxed_share_of_words_is_a_number(words, required):
+    s = bodies.searched(parse_query(" ".join(f"w{i}" for i in range(words))))
+    assert s.text(relaxed=True).required == required  # "1<-1 3<50%", as Elasticsearch reads it
+    assert s.text().required == words
 
 
 def test_relaxed_body_ranks_papers_with_every_word_first():
@@ -45,15 +55,15 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
     relaxed, = body["query"]["bool"]["must"]
     tier, typo_tier = body["query"]["bool"]["should"]
     as_typed = bodies.text_query(parsed.terms, [], CONFIG, fuzzy=False)
-    assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": rx.ALL_WORDS_QUERY}}
+    assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": render.ALL_WORDS_QUERY}}
     # then every word once the unknown one is forgiven its typo, above the papers with some of the words
     forgiven = bodies.text_query(parsed.terms, [], CONFIG, fuzzy=frozenset({"lookaheda-bounded"}))
     assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG["relaxation"]["all_words_typos_boost"],
-                                            "_name": rx.ALL_WORDS_TYPOS_QUERY}}
+                                            "_name": render.ALL_WORDS_TYPOS_QUERY}}
     assert 0 < typo_tier["constant_score"]["boost"] < BOOST
-    wider = plan.relaxed(parsed, params, CONFIG, [], frozenset({"lookaheda-bounded"}))
+    wider = bodies.searched(parsed, params).relaxed(frozenset({"lookaheda-bounded"}))
     assert relaxed == render.scoring_query(wider, CONFIG, closeness=False)  # closeness: the rescore's
-    assert body["rescore"]["query"]["rescore_query"] == wq.proximity_boost(parsed.terms, CONFIG)
+    assert body["rescore"]["query"]["rescore_query"] == cl.proximity_boost(parsed.terms, CONFIG)
     assert body["post_filter"] == {"bool": {"filter": [{"terms": {"year": ["2020"]}}]}}
     # highlighting marks any of the words (a partial match has only some), and the phrase; never the typo
     # fallback nor the excluded word
@@ -67,38 +77,39 @@ def test_typo_tolerance_only_for_unknown_words():
     relaxed = bodies.text_query(["lookaheda", "bounded"], [], CONFIG, fuzzy=frozenset({"lookaheda"}), relaxed=True)
     first, second = relaxed["bool"]["should"]
     assert "fuzziness" in json.dumps(first) and "fuzziness" not in json.dumps(second)
-    assert wq.typo_words(["Lookaheda", "bounded", "Q-learning", "GAN"], frozenset({"lookaheda", "gan"}), CONFIG) \
-        == frozenset({"lookaheda"})  # GAN: too short for a fuzzy form
+    s = bodies.searched(parse_query("Lookaheda bounded Q-learning GAN"))
+    assert s.typo_words(frozenset({"lookaheda", "gan"})) == frozenset({"lookaheda"})  # GAN: too short for typos
 
 
 def test_strict_body_has_no_tier():
     body = bodies.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
-    assert rx.ALL_WORDS_QUERY not in json.dumps(body)
-    assert body["query"]["bool"]["minimum_should_match"] == "100%"  # the words; closeness is the rescore's
+    assert render.ALL_WORDS_QUERY not in json.dumps(body)
+    assert body["query"]["bool"]["minimum_should_match"] == 2  # both words; closeness is the rescore's
 
 
 def test_named_keeps_the_query():
-    assert rx.named({"multi_match": {"query": "x"}}, "word:3") == {"multi_match": {"query": "x", "_name": "word:3"}}
+    assert named({"multi_match": {"query": "x"}}, "word:3") == {"multi_match": {"query": "x", "_name": "word:3"}}
 
 
 def test_missing_words_from_matched_queries():
     terms = ["interactino", "grounded", "learning"]
-    assert rx.missing_words(["word:1", "word:2"], terms) == ["interactino"]
-    assert rx.missing_words([rx.ALL_WORDS_QUERY, "word:0", "word:1", "word:2"], terms) == []
-    assert rx.missing_words([], terms) == terms
+    assert missing_words(["word:1", "word:2"], terms) == ["interactino"]
+    assert missing_words([render.ALL_WORDS_QUERY, "word:0", "word:1", "word:2"], terms) == []
+    assert missing_words([], terms) == terms
 
 
 def test_score_without_the_tier_bonus():
-    assert rx.relevance_score(BOOST + 12.5, [rx.ALL_WORDS_QUERY], CONFIG) == 12.5
-    assert rx.relevance_score(7.0, ["word:0"], CONFIG) == 7.0
-    assert rx.relevance_score(None, [], CONFIG) is None
+    assert relevance_score(BOOST + 12.5, [render.ALL_WORDS_QUERY], CONFIG) == 12.5
+    assert relevance_score(7.0, ["word:0"], CONFIG) == 7.0
+    assert relevance_score(None, [], CONFIG) is None
 
 
 def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus():
     parsed = parse_query("graph neural network")
     body = bodies.search_body(parsed, SearchParams(q=parsed.to_string()), CONFIG, fuzzy=False, relaxed=True)
-    assert [t["constant_score"]["_name"] for t in body["query"]["bool"]["should"]] == [rx.ALL_WORDS_QUERY]
+    assert [t["constant_score"]["_name"] for t in body["query"]["bool"]["should"]] == [render.ALL_WORDS_QUERY]
     typo_boost = CONFIG["relaxation"]["all_words_typos_boost"]
-    assert rx.relevance_score(BOOST + typo_boost + 2.5, [rx.ALL_WORDS_QUERY, rx.ALL_WORDS_TYPOS_QUERY], CONFIG) == 2.5
-    assert rx.relevance_score(typo_boost + 2.5, [rx.ALL_WORDS_TYPOS_QUERY, rx.word_name(0)], CONFIG) == 2.5
-    assert rx.missing_words([rx.ALL_WORDS_TYPOS_QUERY], ["a", "b"]) == []
+    both = [render.ALL_WORDS_QUERY, render.ALL_WORDS_TYPOS_QUERY]
+    assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
+    assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, cl.word_name(0)], CONFIG) == 2.5
+    assert missing_words([render.ALL_WORDS_TYPOS_QUERY], ["a", "b"]) == []

@@ -1,29 +1,29 @@
-"""The words of the search box as Elasticsearch clauses: each word across fields with its typo fallback,
-phrases, proximity, field clauses and exclusions. Pure functions over config/index.json; render.py assembles
-them as a plan (plan.py) says. User text only ever reaches Elasticsearch inside match / match_phrase /
-multi_match / intervals queries, never query_string (see DECISIONS.md "User text never becomes query syntax").
+"""The clauses of a search as Elasticsearch queries: each word across fields with its typo fallback, the words
+together (with the concepts recognised among them), phrases, closeness, field clauses and exclusions.
+
+Called by render.py alone, which puts them together as a plan (plan.py) says; every number here comes from
+config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
+intervals / term queries, never query_string (DECISIONS.md "User text never becomes query syntax").
 """
 
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
+from papersearch.index_definition import concepts_config
 from papersearch.text import has_cjk
-from webapp.services import relaxation as rx
-from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
+from webapp.services.es_query import Query, all_of, any_of, bool_query, named
+from webapp.services.plan import Concept, Text, Typos, Word
+from webapp.services.query_parser import LATIN_WORD, Clause
 
-Query = dict[str, Any]
-# Typo tolerance for every word (True), none (False), or only the words in the set (case-folded).
-Fuzzy = bool | frozenset[str]
-
-FUZZY_MIN_LENGTH = 5  # shorter words have too many one-edit neighbours
-# Four-letter words: one edit in author names only (Zeev → Ze'ev); prefix_length keeps Dong from Yong.
-AUTHOR_FUZZY_MIN_LENGTH = 4
-FUZZY_BOOST = 0.2  # a fuzzy match only ranks below every exact one
+WORD_QUERY = "word:"  # a relaxed word's clause is named word:<i>, so each hit tells which words it has
 
 
-# --- words --------------------------------------------------------------------------------------------
+def word_name(index: int) -> str:
+    return f"{WORD_QUERY}{index}"
+
+
+# --- one word -------------------------------------------------------------------------------------------
 
 
 def boosted(fields: dict[str, float]) -> list[str]:
@@ -49,8 +49,9 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
     return out
 
 
-def term_clause(term: str, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False) -> Query:
-    """One search-box word: all its tokens must match (relaxed: most of them), each in any field.
+def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = False) -> Query:
+    """One search-box word: all its tokens must match (relaxed: most of them), each in any field; with its
+    typo fallback on `typos` fields.
 
     cross_fields blends each token's document frequency over the fields of one analyzer, so a word is
     as common in the short topic and author fields as it is in the abstracts; with per-field statistics
@@ -66,29 +67,111 @@ def term_clause(term: str, config: dict, fuzzy: Fuzzy = True, relaxed: bool = Fa
         }
     }
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
-        exact["multi_match"].update(operator="or", minimum_should_match=rx.tokens_required(config))
-    wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
-    fallback = fuzzy_clause(term, config) if wanted else None
-    if fallback is None:
+        exact["multi_match"].update(operator="or",
+                                    minimum_should_match=config["relaxation"]["term_minimum_should_match"])
+    if not typos:
         return exact
-    return {"bool": {"should": [exact, fallback], "minimum_should_match": 1}}
+    return any_of([exact, fuzzy_clause(term, typos, config)])
 
 
-def fuzzy_clause(term: str, config: dict) -> Query | None:
-    """A low-boost typo/inflection fallback for longer alphabetic words (never for Chinese); for
-    four-letter words only over author names."""
-    if len(term) < AUTHOR_FUZZY_MIN_LENGTH or has_cjk(term) or not LATIN_WORD.fullmatch(term):
-        return None
-    if len(term) < FUZZY_MIN_LENGTH:
+def fuzzy_clause(term: str, typos: Typos, config: dict) -> Query:
+    """A low-boost typo/inflection fallback: on author names only, or on every unstemmed Latin field."""
+    if typos == "authors":
         fields = {name: config["query_fields"].get(name, 1) for name in config["field_aliases"]["author"]}
     else:
         fields = fuzzy_fields(config)
+    settings = config["typos"]
     return {
         "multi_match": {
-            "query": term, "type": "best_fields", "fields": boosted(fields),
-            "fuzziness": "AUTO", "prefix_length": 1, "max_expansions": 20, "boost": FUZZY_BOOST,
+            "query": term, "type": "best_fields", "fields": boosted(fields), "fuzziness": settings["fuzziness"],
+            "prefix_length": settings["prefix_length"], "max_expansions": settings["max_expansions"],
+            "boost": settings["boost"],
         }
     }
+
+
+# --- the words together, and the concepts among them (DECISIONS.md "Cross-lingual search") ------------------
+
+
+def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
+    """Each word one clause (named word:<i> when relaxed), `required` of them; with other_language, papers
+    in that language may match the concept groups instead. fuzzy=False: without the typo fallbacks."""
+    if not text.words:
+        return None
+    clauses = [_word_query(w, text, config, fuzzy) for w in text.words]
+    if text.relaxed:
+        clauses = [named(c, word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
+    as_typed = any_of(clauses, text.required)
+    if not text.other_language:
+        return as_typed
+    groups = [concept_query(c, all_of([_typed(w, text, config, fuzzy) for w in text.words[c.first:c.last + 1]]),
+                            config) for c in text.groups]
+    groups += [_inside_query(w, config) for w in text.words if w.inside]
+    others = [w for w in text.words if not (w.concept or w.inside)]
+    in_other_language = bool_query(
+        must=groups, should=[term_clause(w.text, config) for w in others],
+        filter=[{"term": {concepts_config()["language_field"]: text.other_language}}])
+    return any_of([as_typed, in_other_language])
+
+
+def _typed(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+    return term_clause(word.text, config, word.typos if fuzzy else "", text.relaxed)
+
+
+def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+    typed = _typed(word, text, config, fuzzy)
+    if word.concept:
+        return concept_query(word.concept, typed, config, word.share)
+    if word.inside:
+        return any_of([typed, _inside_query(word, config)])
+    return typed
+
+
+def _inside_query(word: Word, config: dict) -> Query:
+    """A long Chinese term's concepts: all of them, each as typed or as the concept."""
+    return all_of([concept_query(c, term_clause(c.typed, config), config) for c in word.inside])
+
+
+def form_fields(config: dict, language: str) -> dict[str, float]:
+    """Where a concept's other forms are searched: the paper's own text fields of one script. Not the
+    authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
+    as typed reach them). Forms on titles alone would be cheaper, but lose the papers whose abstract names a
+    concept only inside a longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field,
+    the tag scored by rarity")."""
+    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
+    return {name: boost for name, boost in config["query_fields"].items()
+            if name not in skipped and is_chinese_field(name) == (language == "zh")}
+
+
+def form_phrases(concept: Concept, config: dict) -> list[Query]:
+    """Each form of the concept, in both languages, as a phrase on its language's fields."""
+    return [phrase_clause(form, form_fields(config, language))
+            for language, forms in (("en", concept.en), ("zh", concept.zh)) for form in forms]
+
+
+def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1.0) -> Query:
+    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
+    alternative scores (dis_max), so a concept with many forms does not add up; `share`: the part of the
+    concept's weight this clause carries when the concept's words are several clauses."""
+    settings = config["cross_lingual"]
+    others = form_phrases(concept, config)
+    others.append(concept_tag(concept, settings))
+    alternative: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    if share != 1:
+        alternative["dis_max"]["boost"] = round(share, 4)
+    return {"dis_max": {"queries": [typed, alternative]}}
+
+
+def concept_tag(concept: Concept, settings: dict) -> Query:
+    """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
+    BM25 without term frequency or length, i.e. idf × concept_boost (DECISIONS.md "Search cost: concept forms
+    on every text field, the tag scored by rarity")."""
+    field, boost = concepts_config()["field"], settings["concept_boost"]
+    tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
+    return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}
+
+
+# --- phrases, closeness, fields, exclusions --------------------------------------------------------------
 
 
 def phrase_clause(phrase: str, fields: dict[str, float] | list[str], slop: int = 0) -> Query:
@@ -110,7 +193,7 @@ def proximity_boost(terms: list[str], config: dict) -> Query | None:
         return None
     whole = phrase_clause(" ".join(terms), config["phrase_fields"], slop=config.get("phrase_slop", 0))
     pairs = word_pair_clauses(terms, config)
-    return {"bool": {"should": [whole, *pairs]}} if pairs else whole
+    return bool_query(should=[whole, *pairs]) if pairs else whole
 
 
 def word_pair_clauses(terms: list[str], config: dict) -> list[Query]:
@@ -149,9 +232,7 @@ def author_clause(clause: Clause, config: dict) -> Query:
         rules = [{"fuzzy": {"term": p.casefold(), "fuzziness": "AUTO", "analyzer": "keyword"}} for p in parts]
         rule = rules[0] if len(rules) == 1 else {"all_of": {"intervals": rules, "ordered": False, "max_gaps": 1}}
         alternatives += [{"intervals": {f: rule}} for f in fields]
-    if len(alternatives) == 1:
-        return alternatives[0]
-    return {"bool": {"should": alternatives, "minimum_should_match": 1}}
+    return any_of(alternatives)
 
 
 def field_clause(clause: Clause, config: dict) -> Query:
@@ -180,15 +261,3 @@ def exclusion_clauses(excluded: list[Clause], config: dict) -> list[Query]:
             out.append({"multi_match": {"query": clause.text, "type": "best_fields",
                                         "fields": list(config["query_fields"]), "operator": "and"}})
     return out
-
-
-def has_typo_fallback(parsed: ParsedQuery, config: dict) -> bool:
-    """Whether the fuzzy form of this query differs from the exact one."""
-    return any(fuzzy_clause(term, config) for term in parsed.terms)
-
-
-def typo_words(terms: list[str], unknown: frozenset[str], config: dict) -> frozenset[str]:
-    """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
-    matching costs several times an exact word, so known words go without it (see DECISIONS.md
-    "Relaxation ladder")."""
-    return frozenset(t.casefold() for t in terms if t.casefold() in unknown and fuzzy_clause(t, config))

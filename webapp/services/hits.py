@@ -14,7 +14,9 @@ from typing import Any
 from markupsafe import escape
 
 from webapp.domain import Hit
+from webapp.services.clauses import word_name
 from webapp.services.labels import Labels
+from webapp.services.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
 
 FRAGMENT_JOINER = " … "
 SNIPPET_FALLBACK = 300  # characters of the abstract when Elasticsearch returned no fragment
@@ -98,3 +100,22 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
         added=source.get("added"),
         score=raw.get("_score"),
     )
+
+
+# --- a relaxed page's hits: which tier, which words (render.py names the clauses) -------------------------
+
+
+def missing_words(matched: list[str], terms: list[str]) -> list[str]:
+    """The words a relaxed hit lacks, from its matched_queries (empty when it has them all)."""
+    if ALL_WORDS_QUERY in matched or ALL_WORDS_TYPOS_QUERY in matched:
+        return []
+    found = set(matched)
+    return [t for i, t in enumerate(terms) if word_name(i) not in found]
+
+
+def relevance_score(score: float | None, matched: list[str], config: dict) -> float | None:
+    """The hit's score without the tier bonuses (they only order the tiers)."""
+    if score is None:
+        return score
+    bonus = {ALL_WORDS_QUERY: "all_words_boost", ALL_WORDS_TYPOS_QUERY: "all_words_typos_boost"}
+    return score - sum(config["relaxation"][key] for name, key in bonus.items() if name in matched)

@@ -7,7 +7,6 @@ import logging
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import Hit, Suggestion
-from webapp.services import request_parts as rp
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
 from webapp.services.hits import to_hit
@@ -36,7 +35,7 @@ class PaperLookups:
         return to_hit(raw, self.labels, full_abstract=True) if raw else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
-        """Papers like this one (more_like_this over similar_fields); [] for an unknown id."""
+        """Papers like this one (more_like_this over the similar fields); [] for an unknown id."""
         raw = self._lookup(paper_id, "mlt", source=False)
         return self._more_like(raw["_index"], paper_id, size) if raw else []
 
@@ -60,7 +59,7 @@ class PaperLookups:
         # more_like_this needs the concrete index of the liked document (the alias may span versions).
         with es_errors(self.alias, "mlt"):
             response = self.client.search(
-                index=self.alias, query=rp.more_like_this(index, paper_id, self.config), size=size,
+                index=self.alias, query=more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config["suggest_field"]],
             ).body
         return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
@@ -76,7 +75,7 @@ class PaperLookups:
                                  for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
         with es_errors(self.alias, "suggest"):
             response = self.client.search(
-                index=self.alias, suggest=rp.completion_suggest(prefix, size, self.config), size=0,
+                index=self.alias, suggest=completion_suggest(prefix, size, self.config), size=0,
                 source=["authors", "title", "title_zh", "heading"],
             ).body
         seen: set[tuple[str, str]] = set()
@@ -101,3 +100,17 @@ class PaperLookups:
         except (ApiError, TransportError) as exc:
             log.warning("readiness check failed: %s", exc)
             return False
+
+
+def completion_suggest(prefix: str, size: int, config: dict) -> dict:
+    return {"paper": {"prefix": prefix, "completion": {
+        "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}
+
+
+def more_like_this(index: str, paper_id: str, config: dict) -> dict:
+    """Papers similar to one paper (config/index.json "similar")."""
+    settings = config["similar"]
+    return {"more_like_this": {
+        "fields": settings["fields"], "like": [{"_index": index, "_id": paper_id}],
+        **{k: settings[k] for k in ("min_term_freq", "min_doc_freq", "max_query_terms", "minimum_should_match")},
+    }}

@@ -1,26 +1,34 @@
-"""A search request as one plan: which clauses, for which words, at which tier of the ladder, with which boost.
+"""Every decision of a search, in one place: which requests it sends, in which order, with which clauses for
+which words, and what each answer decides next. Plain data, no Elasticsearch syntax: render.py writes the
+bodies, search.py sends them and reads the answers back into the numbers this module decides on.
 
-SearchService makes one plan per request it sends (the words as typed; the relaxed tier when they find
-too few papers; the did-you-mean check) and webapp/services/render.py turns each into the Elasticsearch
-body, in one place. The plan is plain data, so it can be shown whole (`describe`, logged at DEBUG for
-every search; `python -m webapp.explain QUERY`) and each part priced by the benchmark
-(bench/query_cost.py --parts). Why each part is there and what it costs: DECISIONS.md "Search cost".
+A search is at most three rounds (DECISIONS.md "Relaxation ladder", "Search cost: …"):
+1. the words as typed (`Page`, tier "as_typed"), with a count of the papers the words alone find when concepts
+   let papers of the other language in (`Count`); on a core index also the spelling check (`Spelling`);
+2. when those words find fewer than relaxation.below papers: the spelling check, if not sent yet;
+3. then most of the words, typo-tolerant on the words no paper contains (`Page`, tier "relaxed"), beside the
+   check that a corrected query finds anything ("did you mean", `Page` tier "check").
+On an index above large_index.above papers the page's facets are a request of their own (`Facets`).
+`python -m webapp.explain QUERY` prints every request of a search with its plan (describe.py).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
 from papersearch.text import has_cjk
 from webapp.domain import SearchParams
-from webapp.services import relaxation as rx
-from webapp.services import request_parts as rp
 from webapp.services.expansion import Expansion
-from webapp.services.query_parser import Clause, ParsedQuery
-from webapp.services.word_queries import Fuzzy, fuzzy_clause
+from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
 
 Tier = Literal["as_typed", "relaxed", "check"]
+# Where a word's typo fallback looks: nowhere, author names only (four-letter words), every Latin text field.
+Typos = Literal["", "authors", "text"]
+# Typo tolerance for every word (True), none (False), or only the words in the set (case-folded).
+Fuzzy = bool | frozenset[str]
+_TOKEN = re.compile(r"\w+")
 
 
 @dataclass(frozen=True)
@@ -46,7 +54,7 @@ class Word:
 
     index: int
     text: str
-    fuzzy: bool = False  # a low-boost typo fallback beside it
+    typos: Typos = ""  # a low-boost typo fallback beside it, on these fields
     concept: Concept | None = None  # the word is (part of) a concept typed as whole words …
     share: float = 1.0  # … carrying this share of the concept's weight
     inside: tuple[Concept, ...] = ()  # concepts inside a long Chinese term
@@ -57,7 +65,7 @@ class Text:
     """The words: each one clause, `required` of them must match."""
 
     words: tuple[Word, ...]
-    required: str = rx.ALL_WORDS
+    required: int
     relaxed: bool = False  # words need most of their tokens, and each word's clause is named (word:<i>)
     # Papers written in this language need only the concepts (their words cannot be shared): "zh" for
     # Latin-script words typed beside a concept, "en" for Chinese ones; None: all words as above.
@@ -76,7 +84,9 @@ class Highlight:
 
 
 @dataclass(frozen=True)
-class Plan:
+class Page:
+    """A results page (tiers as_typed, relaxed), or (tier check) whether anything is found."""
+
     tier: Tier
     text: Text | None
     phrases: tuple[str, ...] = ()
@@ -87,11 +97,9 @@ class Plan:
     # forgiven (all_words_typos), then the rest.
     all_words: Text | None = None
     all_words_typos: Text | None = None
-    count_as_typed: Text | None = None  # count the papers the words as typed find (the ladder decides on it)
-    spelling: tuple[str, ...] = ()  # words checked for "did you mean" (suggestions, whole-index counts)
     highlight: Highlight | None = None
     params: SearchParams = field(default_factory=SearchParams)
-
+    hits_only: bool = False  # a large index: the facets come in a request of their own (Facets)
 
     @property
     def cacheable(self) -> bool:
@@ -100,86 +108,220 @@ class Plan:
         return not (self.text or self.phrases or self.fields or self.excluded)
 
 
-# --- making plans ---------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Count:
+    """How many papers the words as typed find in their own language under the page's filters, counted up to
+    `limit` (the ladder's threshold: all it needs to know)."""
+
+    text: Text | None
+    params: SearchParams
+    limit: int
 
 
-def _fuzzy(term: str, fuzzy: Fuzzy, config: dict) -> bool:
-    wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
-    return wanted and fuzzy_clause(term, config) is not None
+@dataclass(frozen=True)
+class Spelling:
+    """The spelling check of some words: the suggesters' corrections, then whether any paper contains each."""
+
+    words: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Facets:
+    """A large index's facets for a page: over every match, or a random sample of them (probability < 1)."""
+
+    page: Page
+    probability: float
+
+
+Request = Page | Count | Spelling | Facets
+
+
+@dataclass(frozen=True)
+class Live:
+    """What is known of the live index: its analysis profile and size."""
+
+    profile: str | None = None
+    papers: int = 0
+
+
+# --- the ladder -------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Search:
+    """One search's inputs; each method below is one of its decisions."""
+
+    parsed: ParsedQuery
+    params: SearchParams
+    config: dict
+    found: tuple[Expansion, ...] = ()
+    live: Live = Live()
+
+    @property
+    def core(self) -> bool:
+        """A core index has no stemming or folding: typo tolerance everywhere from the first request, and the
+        spelling check with it (DECISIONS.md "Search cost: the spelling check only when it can help")."""
+        return self.live.profile == "core"
+
+    @property
+    def large(self) -> bool:
+        return self.live.papers > self.config["large_index"]["above"]
+
+    def first(self) -> tuple[Page, Count | None, Spelling | None]:
+        """Round 1: the words as typed; a count of them apart when concepts let other papers in; on a core
+        index the spelling check."""
+        words = self.text(self.core)
+        as_typed = self.text(self.core, other_language=False)
+        count = Count(as_typed, self.params, self.below) if self.found and as_typed != words else None
+        spelling = Spelling(self.spelling_words) if self.core and self.spelling_words else None
+        return self.page("as_typed", words), count, spelling
+
+    @property
+    def below(self) -> int:
+        return self.config["relaxation"]["below"]
+
+    def too_few(self, as_typed: int) -> bool:
+        return as_typed < self.below
+
+    def second(self, as_typed: int, corrected: bool) -> Spelling | None:
+        """Round 2: the spelling check, when too few papers were found (or a correction is known) and it was
+        not sent with the first request."""
+        if (self.too_few(as_typed) or corrected) and not self.core and self.spelling_words:
+            return Spelling(self.spelling_words)
+        return None
+
+    def third(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None
+              ) -> tuple[Page | None, Page | None]:
+        """Round 3: the relaxed page (when too few were found and relaxing changes anything), and the
+        did-you-mean check of the corrected query."""
+        if not (self.too_few(as_typed) or corrected):
+            return None, None
+        typos: Fuzzy = True if self.core else self.typo_words(unknown)
+        check = self.check(corrected) if corrected else None
+        if not (self.too_few(as_typed) and self.can_relax(bool(typos))):
+            return None, check
+        return self.relaxed(typos), check
+
+    @staticmethod
+    def show_relaxed(relaxed_total: int, relaxed_exact: bool, first_total: int, first_exact: bool) -> bool:
+        """Whether the relaxed page is shown: it found more papers (when both totals stop at the count limit,
+        it is: the words as typed found too few in their own language)."""
+        return relaxed_total > first_total or not (relaxed_exact or first_exact)
+
+    def facets(self, shown: Page, total_exact: bool) -> Facets | None:
+        """A large index's facets: exact when the search matches fewer than max_result_window papers, else
+        estimated from a random sample of about large_index.sample papers of the index."""
+        if not self.large:
+            return None
+        sample = self.config["large_index"]["sample"]
+        exact = total_exact or self.live.papers <= sample
+        return Facets(shown, 1.0 if exact else min(0.5, sample / self.live.papers))
+
+    # --- the pages ------------------------------------------------------------------------------------
+
+    def page(self, tier: Tier, words: Text | None, **tiers: Text | None) -> Page:
+        p = self.parsed
+        return Page(tier, words, tuple(p.phrases), _required_fields(p), _excluded(p), proximity=_proximity(p.terms),
+                    highlight=_highlight(p, list(self.found)), params=self.params, hits_only=self.large, **tiers)
+
+    def relaxed(self, typos: Fuzzy) -> Page:
+        """The ladder's last step: most of the words (typo-tolerant on `typos`), each word's clause named so a
+        hit tells which it lacks; the papers with every word first, then those with every word once typos are
+        forgiven."""
+        words = self.text(typos, relaxed=True, other_language=False)
+        all_words = self.text(self.core, other_language=False)
+        forgiven = self.text(typos, other_language=False) if typos and not self.core else None
+        return self.page("relaxed", words, all_words=all_words, all_words_typos=forgiven)
+
+    def check(self, corrected: ParsedQuery) -> Page:
+        """Whether a corrected search finds any paper under the page's filters."""
+        return Page("check", Search(corrected, self.params, self.config).text(True), tuple(corrected.phrases),
+                    _required_fields(corrected), _excluded(corrected), params=self.params)
+
+    # --- the words ------------------------------------------------------------------------------------
+
+    def text(self, fuzzy: Fuzzy = True, relaxed: bool = False, other_language: bool = True) -> Text | None:
+        """The words with the concepts recognised among them (see DECISIONS.md "Cross-lingual search"): every
+        typed word stays one clause, so "most words must match" counts as before; a word that is part of a
+        concept may also be matched by the concept, each of the concept's words carrying an equal share of
+        its weight; concepts inside a longer Chinese term give that term a second way to match. Papers
+        written in the other language need only match the concepts when other words were typed beside them
+        ("concrete cracks": Chinese papers about 混凝土); without other_language, only the words in their
+        own language (what the ladder counts and ranks first)."""
+        terms = self.parsed.terms
+        if not terms:
+            return None
+        whole = {k: e for e in self.found if e.whole_terms for k in range(e.first, e.last + 1)}
+        inside: dict[int, list[Expansion]] = {}
+        for e in self.found:
+            if not e.whole_terms:
+                inside.setdefault(e.first, []).append(e)
+        words: list[Word] = []
+        others: list[str] = []  # the words that are no concept
+        for i, term in enumerate(terms):
+            typos = self.typos(term, fuzzy)
+            if i in whole:
+                e = whole[i]
+                words.append(Word(i, term, typos, Concept.of(e), share=1 / (e.last - e.first + 1)))
+            elif i in inside:
+                words.append(Word(i, term, typos, inside=tuple(Concept.of(e) for e in inside[i])))
+            else:
+                words.append(Word(i, term, typos))
+                others.append(term)
+        language = _other_language(others) if other_language and self.found and others else None
+        groups = tuple(Concept.of(e) for e in self.found if e.whole_terms) if language else ()
+        return Text(tuple(words), self.required(len(words), relaxed), relaxed, language, groups)
+
+    def required(self, words: int, relaxed: bool) -> int:
+        """How many of the words must match: all, or (relaxed) the share relaxation.minimum_should_match
+        gives, read as Elasticsearch reads such a rule ("1<-1 3<50%": one word: it; up to three: all but
+        one; more: half, rounded down)."""
+        if not relaxed:
+            return words
+        need = words
+        for condition in self.config["relaxation"]["minimum_should_match"].split():
+            above, rule = condition.split("<")
+            if words > int(above):
+                number = int(rule.rstrip("%"))
+                part = words * abs(number) // 100 if rule.endswith("%") else abs(number)
+                need = words - part if number < 0 else part
+        return max(1, min(words, need))
+
+    def typos(self, term: str, fuzzy: Fuzzy) -> Typos:
+        """Where a word's typo fallback looks: longer alphabetic words in every Latin field, four-letter ones
+        in author names only (Zeev → Ze'ev), never Chinese."""
+        wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
+        settings = self.config["typos"]
+        if not wanted or len(term) < settings["author_min_length"] or has_cjk(term) or not LATIN_WORD.fullmatch(term):
+            return ""
+        return "authors" if len(term) < settings["min_length"] else "text"
+
+    def typo_words(self, unknown: frozenset[str]) -> frozenset[str]:
+        """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
+        matching costs several times an exact word, so known words go without it (DECISIONS.md
+        "Relaxation ladder")."""
+        return frozenset(t.casefold() for t in self.parsed.terms if t.casefold() in unknown and self.typos(t, True))
+
+    def can_relax(self, has_typo_fallback: bool) -> bool:
+        """Whether the relaxed form differs from the strict one: several words, a word of several tokens
+        ("gpt-4", a Chinese run of 3+ characters: several bigrams), or a word typo tolerance applies to."""
+        terms = self.parsed.terms
+        return len(terms) > 1 or has_typo_fallback or any(
+            len(_TOKEN.findall(t)) > 1 or (has_cjk(t) and len(t) > 2) for t in terms)
+
+    @property
+    def spelling_words(self) -> tuple[str, ...]:
+        """The plain words worth a spelling check: Latin script, not too short, each once, the first few."""
+        settings = self.config["spelling"]
+        words = dict.fromkeys(t.casefold() for t in self.parsed.terms
+                              if len(t) >= settings["min_length"] and not has_cjk(t) and LATIN_WORD.fullmatch(t))
+        return tuple(words)[:settings["max_words"]]
 
 
 def _other_language(words: list[str]) -> str | None:
     """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
     scripts = {has_cjk(w) for w in words}
     return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
-
-
-def text(terms: list[str], found: list[Expansion], config: dict, fuzzy: Fuzzy = True, relaxed: bool = False,
-         other_language: bool = True) -> Text | None:
-    """The words with the concepts recognised among them (see DECISIONS.md "Cross-lingual search"): every
-    typed word stays one clause, so "most words must match" counts as before; a word that is part of a
-    concept may also be matched by the concept, each of the concept's words carrying an equal share of
-    its weight; concepts inside a longer Chinese term give that term a second way to match. Papers written
-    in the other language need only match the concepts when other words were typed beside them
-    ("concrete cracks": Chinese papers about 混凝土); without other_language, only the words in their own
-    language (what the ladder counts and ranks first)."""
-    if not terms:
-        return None
-    whole = {k: e for e in found if e.whole_terms for k in range(e.first, e.last + 1)}
-    inside: dict[int, list[Expansion]] = {}
-    for e in found:
-        if not e.whole_terms:
-            inside.setdefault(e.first, []).append(e)
-    words: list[Word] = []
-    others: list[str] = []  # the words that are no concept
-    for i, term in enumerate(terms):
-        word = Word(i, term, _fuzzy(term, fuzzy, config))
-        if i in whole:
-            e = whole[i]
-            word = Word(i, term, word.fuzzy, Concept.of(e), share=1 / (e.last - e.first + 1))
-        elif i in inside:
-            word = Word(i, term, word.fuzzy, inside=tuple(Concept.of(e) for e in inside[i]))
-        else:
-            others.append(term)
-        words.append(word)
-    language = _other_language(others) if other_language and found and others else None
-    groups = tuple(Concept.of(e) for e in found if e.whole_terms) if language else ()
-    return Text(tuple(words), rx.words_required(config, relaxed), relaxed, language, groups)
-
-
-def first(parsed: ParsedQuery, params: SearchParams, config: dict, found: list[Expansion],
-          fuzzy: Fuzzy = False, as_typed_fuzzy: bool = False) -> Plan:
-    """The first request: every word as typed (typo-tolerant everywhere on a core index), with the concepts
-    searched in both languages; counts the words as typed apart when the concepts let other papers in,
-    and checks the spelling of the words."""
-    words = text(parsed.terms, found, config, fuzzy)
-    as_typed = text(parsed.terms, found, config, as_typed_fuzzy, other_language=False)
-    count = as_typed if found and as_typed != words else None
-    return Plan(
-        "as_typed", words, tuple(parsed.phrases), _required_fields(parsed), _excluded(parsed),
-        proximity=_proximity(parsed.terms), count_as_typed=count, spelling=tuple(rp.spelling_words(parsed.terms)),
-        highlight=_highlight(parsed, found), params=params)
-
-
-def relaxed(parsed: ParsedQuery, params: SearchParams, config: dict, found: list[Expansion],
-            typos: Fuzzy, as_typed_fuzzy: bool = False) -> Plan:
-    """The ladder's last step: most of the words (typo-tolerant on `typos`), each word's clause named so a
-    hit tells which it lacks; the papers with every word first, then those with every word once typos are
-    forgiven."""
-    words = text(parsed.terms, found, config, typos, relaxed=True, other_language=False)
-    all_words = text(parsed.terms, found, config, as_typed_fuzzy, other_language=False)
-    forgiven = (text(parsed.terms, found, config, typos, other_language=False)
-                if typos and not as_typed_fuzzy else None)
-    return Plan(
-        "relaxed", words, tuple(parsed.phrases), _required_fields(parsed), _excluded(parsed),
-        proximity=_proximity(parsed.terms), all_words=all_words, all_words_typos=forgiven,
-        highlight=_highlight(parsed, found), params=params)
-
-
-def check(parsed: ParsedQuery, params: SearchParams, config: dict) -> Plan:
-    """Whether a search (a corrected one: "did you mean") finds any paper under the page's filters."""
-    return Plan("check", text(parsed.terms, [], config), tuple(parsed.phrases), _required_fields(parsed),
-                _excluded(parsed), params=params)
 
 
 def _required_fields(parsed: ParsedQuery) -> tuple[Clause, ...]:
@@ -198,52 +340,3 @@ def _proximity(terms: list[str]) -> tuple[str, ...]:
 def _highlight(parsed: ParsedQuery, found: list[Expansion]) -> Highlight:
     return Highlight(tuple(parsed.terms), tuple(parsed.phrases), _required_fields(parsed),
                      tuple(Concept.of(e) for e in found))
-
-
-# --- showing a plan -------------------------------------------------------------------------------------
-
-
-def describe(plan: Plan) -> str:
-    """The plan in a few lines: what is searched, for which words, at which tier (a debug log line, the
-    explain command)."""
-    p = plan.params
-    lines = [f"{plan.tier}: sort {p.sort}, page {p.page} x {p.size}"
-             + (", filters " + ", ".join(_filters(p)) if p.has_filters else "")]
-    if plan.text:
-        lines.append(f"  words ({plan.text.required} required{', relaxed' if plan.text.relaxed else ''}):")
-        lines += [f"    {_word(w)}" for w in plan.text.words]
-        if plan.text.other_language:
-            lines.append(f"  or, for papers in {plan.text.other_language}: only the concepts "
-                         + ", ".join("+".join(c.ids) for c in plan.text.groups))
-    lines += [f'  phrase "{ph}"' for ph in plan.phrases]
-    lines += [f"  field {c.to_string()}" for c in plan.fields]
-    lines += [f"  excluded {c.to_string()}" for c in plan.excluded]
-    if plan.proximity:
-        lines.append(f"  closeness of {' '.join(plan.proximity)} rewarded")
-    if plan.all_words:
-        lines.append("  ranked first: papers with every word" + (", then every word with typos forgiven"
-                                                                  if plan.all_words_typos else ""))
-    if plan.count_as_typed:
-        lines.append("  counted apart: the words as typed, in their own language")
-    if plan.spelling:
-        lines.append(f"  spelling checked: {', '.join(plan.spelling)}")
-    if plan.highlight:
-        lines.append("  highlighted: the words, phrases and fields" + (
-            ", and the concepts' other forms" if plan.highlight.forms else ""))
-    return "\n".join(lines)
-
-
-def _word(w: Word) -> str:
-    out = f"{w.index}: {w.text!r}" + (" ~typos" if w.fuzzy else "")
-    if w.concept:
-        out += (f" or concept {'+'.join(w.concept.ids)} (tag, {len(w.concept.en)} en / {len(w.concept.zh)} zh forms"
-                + (f", share {w.share:.2f}" if w.share != 1 else "") + ")")
-    for c in w.inside:
-        out += f" or its part {c.typed!r} = concept {'+'.join(c.ids)}"
-    return out
-
-
-def _filters(p: SearchParams) -> list[str]:
-    out = [f"area={a}" for a in p.areas] + [f"subarea={s}" for s in p.subareas]
-    out += [f"{k}={v}" for k, vs in p.filters.items() for v in vs]
-    return out + [f"{k}={v}" for k, v in p.ranges.items()]
