@@ -25,6 +25,13 @@ MAX_ID_BYTES = 512  # Elasticsearch's limit for _id
 CJK_CHARS = r"\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 
+# English stop words: what the English analyzers drop (Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which
+# the plugin uses; Elasticsearch's "_english_", which the core profile's ps_en_stop uses: the same 33 words).
+ENGLISH_STOPWORDS = frozenset([
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
+    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
+])
+
 HEADING_LIMIT = 120
 ELLIPSIS = "…"
 

@@ -71,25 +71,33 @@ def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
     found = expand(terms, matcher)
     as_typed, _ = bodies.text_query(terms, found, CONFIG)["bool"]["should"]
     slots = as_typed["bool"]["should"]
-    assert as_typed["bool"]["minimum_should_match"] == 4  # every word, as in text_clause
-    assert len(slots) == 4  # one per typed word: "every word must match" counts as before
-    assert slots[2] == wq.term_clause("for", CONFIG) and slots[3] == wq.term_clause("proteins", CONFIG, "text")
-    first, second = (s["dis_max"]["queries"] for s in slots[:2])
-    assert first[0] == wq.term_clause("contrastive", CONFIG, "text")
-    assert second[0] == wq.term_clause("learning", CONFIG, "text")
-    assert first[1] == second[1]  # either word may be matched by the concept's other forms or tag
+    assert as_typed["bool"]["minimum_should_match"] == 3  # every word, as in text_clause ("for" matches all)
+    assert len(slots) == 3  # one per typed word but the stop word: "every word must match" counts as before
+    assert slots[2] == wq.term_clause("proteins", CONFIG, "text")
+    first, second = (s["bool"]["should"] for s in slots[:2])
+    assert first[0]["dis_max"]["queries"][0] == wq.term_clause("contrastive", CONFIG, "text")
+    assert second[0]["dis_max"]["queries"][0] == wq.term_clause("learning", CONFIG, "text")
+    assert first[0]["dis_max"]["queries"][1:] == second[0]["dis_max"]["queries"][1:]  # either word: the forms …
+    assert first[1] == second[1]  # … and the tag
 
 
 def concept_part(clause: dict) -> dict:
-    """The concept alternative of a word's clause: {"dis_max": {"queries": [typed, concept]}}."""
-    _typed, concept = clause["dis_max"]["queries"]
-    return concept["dis_max"]
+    """The concept's other forms in a word's clause:
+    {"bool": {"should": [{"dis_max": {"queries": [typed, {"dis_max": forms}]}}, tag]}}."""
+    words, _tag = clause["bool"]["should"]
+    _typed, forms = words["dis_max"]["queries"]
+    return forms["dis_max"]
 
 
-def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as_typed(matcher) -> None:
+def concept_tag(clause: dict) -> dict:
+    return clause["bool"]["should"][-1]
+
+
+def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_typed(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
     clause = bodies.text_query(["对比学习"], [e], CONFIG)
-    assert clause["dis_max"]["queries"][0] == wq.term_clause("对比学习", CONFIG)
+    assert clause["bool"]["should"][0]["dis_max"]["queries"][0] == wq.term_clause("对比学习", CONFIG)
+    assert clause["bool"]["minimum_should_match"] == 1  # the words or the tag let the paper in; scores add up
     concept = concept_part(clause)
     phrases = [a["multi_match"] for a in concept["queries"] if "multi_match" in a]
     assert [p["query"] for p in phrases] == ["contrastive learning", "contrastive representation learning", "對比學習"]
@@ -99,8 +107,8 @@ def test_a_concept_is_one_dis_max_of_its_other_forms_and_tag_beside_the_words_as
     assert not any(wq.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
     assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
     # The tag, scored by the concept's rarity (a term query on a keyword field: idf × concept_boost)
-    assert concept["queries"][-1] == {"term": {"concepts": {"value": "contrastive_learning",
-                                                            "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
+    assert concept_tag(clause) == {"term": {"concepts": {"value": "contrastive_learning",
+                                                         "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
     assert "boost" not in concept  # one word carries the whole concept
 
 
@@ -108,6 +116,8 @@ def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
     terms = ["large", "language", "models"]
     slots = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
+    boost = round(CONFIG["cross_lingual"]["concept_boost"] / 3, 4)
+    assert [concept_tag(s)["term"]["concepts"]["boost"] for s in slots] == [boost] * 3
 
 
 def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(matcher) -> None:
@@ -117,7 +127,8 @@ def test_concepts_inside_a_longer_chinese_term_give_it_a_second_way_to_match(mat
     clause = bodies.text_query(terms, found, CONFIG)
     as_typed, by_concepts = clause["bool"]["should"]
     assert as_typed == wq.term_clause(terms[0], CONFIG)
-    assert [g["dis_max"]["queries"][0]["multi_match"]["query"] for g in by_concepts["bool"]["must"]] == \
+    assert [g["bool"]["should"][0]["dis_max"]["queries"][0]["multi_match"]["query"]
+            for g in by_concepts["bool"]["must"]] == \
         ["对比学习", "图像分类"]
 
 
@@ -140,7 +151,7 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     (group,) = query["must"]  # the concept, once, with its whole weight
     assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
     assert "boost" not in concept_part(group)
-    assert query["should"] == [wq.term_clause(t, CONFIG) for t in ("for", "proteins")]
+    assert query["should"] == [wq.term_clause("proteins", CONFIG)]  # "for", a stop word, matches every paper
     assert query["filter"] == [{"term": {"languages": "zh"}}]
     chinese = ["图神经网络", "药物"]
     other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]

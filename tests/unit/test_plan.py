@@ -49,7 +49,7 @@ def test_describe_shows_words_concepts_closeness_and_filters(matcher):
     assert "0: '图神经网络' or concept graph_neural_network" in text and "1: '方法'" in text
     assert "only the concepts graph_neural_network" in text  # English papers need only the concept
     assert "closeness of 图神经网络 方法 rewarded" in text and "2 of 2 required" in text
-    assert describe(count).startswith("count: the words as typed, in their own language, up to 3 papers")
+    assert describe(count).startswith("count: the words as typed, in their own language, up to 10 papers")
     relaxed = bodies.searched(parse_query("stochastik optimisation")).relaxed(True)
     assert "relaxed" in describe(relaxed) and "~typos (text)" in describe(relaxed)
 

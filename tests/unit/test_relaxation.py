@@ -92,10 +92,11 @@ def test_named_keeps_the_query():
 
 
 def test_missing_words_from_matched_queries():
-    terms = ["interactino", "grounded", "learning"]
+    terms = list(enumerate(["interactino", "grounded", "learning"]))
     assert missing_words(["word:1", "word:2"], terms) == ["interactino"]
     assert missing_words([render.ALL_WORDS_QUERY, "word:0", "word:1", "word:2"], terms) == []
-    assert missing_words([], terms) == terms
+    assert missing_words([], terms) == [t for _, t in terms]
+    assert missing_words(["word:2"], [(0, "noisy"), (2, "labels")]) == ["noisy"]  # a stop word between: no Word
 
 
 def test_score_without_the_tier_bonus():
@@ -112,4 +113,4 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
     both = [render.ALL_WORDS_QUERY, render.ALL_WORDS_TYPOS_QUERY]
     assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
     assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, cl.word_name(0)], CONFIG) == 2.5
-    assert missing_words([render.ALL_WORDS_TYPOS_QUERY], ["a", "b"]) == []
+    assert missing_words([render.ALL_WORDS_TYPOS_QUERY], [(0, "a"), (1, "b")]) == []

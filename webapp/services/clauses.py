@@ -104,8 +104,8 @@ def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
     as_typed = any_of(clauses, text.required)
     if not text.other_language:
         return as_typed
-    groups = [concept_query(c, all_of([_typed(w, text, config, fuzzy) for w in text.words[c.first:c.last + 1]]),
-                            config) for c in text.groups]
+    groups = [concept_query(c, all_of([_typed(w, text, config, fuzzy) for w in text.words
+                                       if c.first <= w.index <= c.last]), config) for c in text.groups]
     groups += [_inside_query(w, config) for w in text.words if w.inside]
     others = [w for w in text.words if not (w.concept or w.inside)]
     in_other_language = bool_query(
@@ -150,23 +150,26 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
 
 
 def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1.0) -> Query:
-    """The words as typed, or the concept: any of its other forms as a phrase, or its tag. The best
-    alternative scores (dis_max), so a concept with many forms does not add up; `share`: the part of the
-    concept's weight this clause carries when the concept's words are several clauses."""
+    """The best of the words as typed and the concept's other forms as phrases (dis_max: a concept with many
+    forms, or typed in its own words, does not add up), plus the concept's tag: it lets in the papers the tagger
+    found (a nested or unlisted form) and adds the same to every tagged paper, so it never decides their order;
+    the words in the paper's own text do (DECISIONS.md "Ranking: the tag lets papers in, the words order them").
+    `share`: the part of the concept's weight this clause carries when the concept's words are several
+    clauses."""
     settings = config["cross_lingual"]
-    others = form_phrases(concept, config)
-    others.append(concept_tag(concept, settings))
-    alternative: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    forms: Query = {"dis_max": {"queries": form_phrases(concept, config), "tie_breaker": settings["tie_breaker"]}}
+    tag = concept_tag(concept, settings, share)
     if share != 1:
-        alternative["dis_max"]["boost"] = round(share, 4)
-    return {"dis_max": {"queries": [typed, alternative]}}
+        forms["dis_max"]["boost"] = round(share, 4)
+    words: Query = {"dis_max": {"queries": [typed, forms]}} if forms["dis_max"]["queries"] else typed
+    return any_of([words, tag])
 
 
-def concept_tag(concept: Concept, settings: dict) -> Query:
+def concept_tag(concept: Concept, settings: dict, share: float = 1.0) -> Query:
     """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
-    BM25 without term frequency or length, i.e. idf × concept_boost (DECISIONS.md "Search cost: concept forms
-    on every text field, the tag scored by rarity")."""
-    field, boost = concepts_config()["field"], settings["concept_boost"]
+    BM25 without term frequency or length, i.e. idf × concept_boost, the same for every tagged paper."""
+    field = concepts_config()["field"]
+    boost = round(settings["concept_boost"] * share, 4)
     tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
     return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}
 

@@ -105,12 +105,13 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
 # --- a relaxed page's hits: which tier, which words (render.py names the clauses) -------------------------
 
 
-def missing_words(matched: list[str], terms: list[str]) -> list[str]:
-    """The words a relaxed hit lacks, from its matched_queries (empty when it has them all)."""
+def missing_words(matched: list[str], words: list[tuple[int, str]]) -> list[str]:
+    """The words (index among the parsed terms, text) a relaxed hit lacks, from its matched_queries (empty
+    when it has them all)."""
     if ALL_WORDS_QUERY in matched or ALL_WORDS_TYPOS_QUERY in matched:
         return []
     found = set(matched)
-    return [t for i, t in enumerate(terms) if word_name(i) not in found]
+    return [t for i, t in words if word_name(i) not in found]
 
 
 def relevance_score(score: float | None, matched: list[str], config: dict) -> float | None:

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
-from papersearch.text import has_cjk
+from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.domain import SearchParams
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
@@ -258,7 +258,14 @@ class Search:
                 inside.setdefault(e.first, []).append(e)
         words: list[Word] = []
         others: list[str] = []  # the words that are no concept
+        # Stop words match every paper (the stemmed fields drop them), so they are no clause of their own and do
+        # not count among "most of the words"; unless they are all there is, or part of a concept.
+        stop = {i for i, t in enumerate(terms) if t.casefold() in ENGLISH_STOPWORDS and i not in whole}
+        if len(stop) == len(terms):
+            stop = set()
         for i, term in enumerate(terms):
+            if i in stop:
+                continue
             typos = self.typos(term, fuzzy)
             if i in whole:
                 e = whole[i]

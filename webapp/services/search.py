@@ -113,7 +113,7 @@ class SearchService(PaperLookups):
             total=total["value"],
             total_is_exact=total["relation"] == "eq",
             took_ms=response.get("took", 0),
-            hits=[] if too_deep else [self._hit(h, parsed, partial) for h in response["hits"]["hits"]],
+            hits=[] if too_deep else [self._hit(h, shown, partial) for h in response["hits"]["hits"]],
             facets=facets(aggregations, params, self.config, self.labels),
             facets_are_estimates=bool(facets_request and facets_request.probability < 1),
             did_you_mean=did_you_mean,
@@ -125,12 +125,13 @@ class SearchService(PaperLookups):
             fallbacks=fallbacks,
         )
 
-    def _hit(self, raw: dict, parsed: ParsedQuery, partial: PartialMatch | None) -> Hit:
+    def _hit(self, raw: dict, shown: plan.Page, partial: PartialMatch | None) -> Hit:
         hit = to_hit(raw, self.labels)
         matched = raw.get("matched_queries", [])
         # In place: the hit is ours alone, so no model_copy (a second model per hit).
         hit.score = relevance_score(hit.score, matched, self.config)
-        hit.missing = missing_words(matched, parsed.terms) if partial else []
+        words = [(w.index, w.text) for w in shown.text.words] if partial and shown.text else []
+        hit.missing = missing_words(matched, words) if partial else []
         return hit
 
     def _es(self) -> Elasticsearch:
