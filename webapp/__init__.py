@@ -30,7 +30,7 @@ QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the backgr
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import i18n, metrics, security
+    from webapp import encoding, i18n, metrics, security
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import QueryIds
@@ -62,6 +62,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
                       settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
+    encoding.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint, feeds.blueprint, exports.blueprint,
                       crawlers.blueprint):
         app.register_blueprint(blueprint)

@@ -68,7 +68,8 @@ class SearchParams(BaseModel):
 
 class Hit(BaseModel):
     id: str
-    heading: str  # plain-text display title: title, else title_zh, else the derived heading
+    # plain-text display title: title, else title_zh, else the abstract's start (see `untitled`)
+    heading: str
     heading_html: str
     title: str = ""
     title_zh: str = ""
@@ -86,6 +87,9 @@ class Hit(BaseModel):
     keywords: list[str] = []
     year: int | None = None
     venue: str | None = None
+    # "conference-paper", "journal-article", "preprint" or None (papersearch/record_types.py)
+    record_type: str | None = None
+    subjects: list[str] = []  # disciplines, subject headings
     url: str | None = None
     pdf_url: str | None = None
     languages: list[str] = []  # what the paper is written in: "en", "zh"
@@ -93,6 +97,11 @@ class Hit(BaseModel):
     score: float | None = None
     # Words of the query this paper does not contain; only ever filled when the results are a partial match.
     missing: list[str] = []
+
+    @property
+    def untitled(self) -> bool:
+        """No title in either language: the heading is the abstract's start, never to be cited as a title."""
+        return not (self.title or self.title_zh)
 
 
 class FacetValue(BaseModel):
