@@ -10,7 +10,7 @@ import math
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from papersearch.index_definition import search_config
 
@@ -175,6 +175,13 @@ class SearchResult(BaseModel):
     # expansions are in `expansions`. Counted in /metrics and written to the query log.
     fallbacks: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def past_last_page(self) -> bool:
+        """A page after the last one that has results (within the window): no hits, though the search has
+        some; `page_count` is the last page (the API's Link header and the page link to it)."""
+        return not self.too_deep and not self.hits and self.total > 0 and self.params.page > self.page_count
 
 
 class SearchUnavailable(Exception):

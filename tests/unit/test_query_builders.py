@@ -8,8 +8,8 @@ import pytest
 from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
+from webapp.services import completion, plan, render
 from webapp.services import facet_queries as fq
-from webapp.services import plan, render
 from webapp.services import request_parts as rp
 from webapp.services import word_queries as wq
 from webapp.services.facets import facets
@@ -62,7 +62,7 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
     fuzzy = fuzzy["multi_match"]
     assert fuzzy["fuzziness"] == "AUTO" and fuzzy["boost"] < 1
     assert fuzzy["fields"] == ["title.exact^6", "authors^2", "topic_area.text^2", "topic_subarea.text^3",
-                               "keywords^3", "abstract.exact"]  # unstemmed where there is a choice
+                               "keywords^3", "math", "abstract.exact"]  # unstemmed where there is a choice
 
 
 @pytest.mark.parametrize("term", ["大语言模型", "gpt-4", "2024", "gan"])
@@ -285,8 +285,8 @@ def test_exists_body_includes_filters_and_counts_one_paper():
 
 
 def test_completion_and_more_like_this():
-    assert rp.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
-        "field": "suggest", "size": 8, "skip_duplicates": True}}}
+    assert completion.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
+        "field": "suggest", "size": 8 * completion.OVERFETCH, "skip_duplicates": True}}}
     mlt = rp.more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
     assert mlt["fields"] == CONFIG["similar_fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
 

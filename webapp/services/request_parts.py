@@ -1,5 +1,5 @@
-"""The parts of a search request around the scoring query: sort, paging, highlighting, spelling and
-completion suggestions, similar papers. Pure functions over config/index.json."""
+"""The parts of a search request around the scoring query: sort, paging, highlighting, spelling
+suggestions, similar papers. Pure functions over config/index.json (completions: completion.py)."""
 
 from __future__ import annotations
 
@@ -64,11 +64,6 @@ def known_word_check(word: str, config: dict) -> Query:
     field each), and the hits cannot either (fuzzy matches)."""
     return {"size": 0, "track_total_hits": 1,
             "query": {"multi_match": {"query": word, "fields": list(config["query_fields"]), "operator": "and"}}}
-
-
-def completion_suggest(prefix: str, size: int, config: dict) -> Query:
-    return {"paper": {"prefix": prefix, "completion": {
-        "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}
 
 
 def more_like_this(index: str, paper_id: str, config: dict) -> Query:
