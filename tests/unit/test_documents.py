@@ -164,3 +164,19 @@ def test_authors_complete_by_any_part_of_the_name_and_without_diacritics(taxonom
     assert doc["suggest"] == ["T", "Yoshua Bengio", "Bengio Yoshua", "Klaus-Robert Müller", "Robert Müller Klaus",
                               "Müller Klaus-Robert", "Klaus-Robert Muller", "Robert Muller Klaus",
                               "Muller Klaus-Robert", "张伟", "伟 张"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"types": ["conference-paper"]}, "types must be"),
+    ({"venues": {"book": ["X"]}}, "unknown record type 'book'"),
+    ({"venue_patterns": {"preprint": ["(unclosed"]}}, "missing"),
+])
+def test_record_type_rules_refuse_a_broken_file(change: dict, message: str) -> None:
+    import json
+
+    from papersearch.paths import config_dir
+    from papersearch.record_types import RULES_FILE, RecordTypeRules
+
+    data = json.loads((config_dir() / RULES_FILE).read_text(encoding="utf-8")) | change
+    with pytest.raises(Exception, match=message):
+        RecordTypeRules(data)

@@ -48,15 +48,20 @@ def _clean(element: ET.Element) -> ET.Element | None:
         if kept is not None:
             kept.tail = child.tail
             out.append(kept)
+            continue
+        text = "".join(child.itertext()) + (child.tail or "")  # markup that is not MathML: only its text stays
+        if len(out):
+            out[-1].tail = (out[-1].tail or "") + text
+        else:
+            out.text = (out.text or "") + text
     return out
 
 
 @lru_cache(maxsize=_CACHE)
 def mathml(formula: str) -> str | None:
     """The formula as inline MathML (safe to embed in HTML), or None when it cannot be converted."""
-    try:  # < and > as commands, so that the converter never writes them as markup
-        converted = convert(formula.replace("<", r"\lt ").replace(">", r"\gt "))
-        root = _clean(ET.fromstring(_LONE_AMPERSAND.sub("&amp;", converted)))
+    try:  # math-mode < and > come out as entities; \text{…} verbatim, so markup there is parsed and dropped
+        root = _clean(ET.fromstring(_LONE_AMPERSAND.sub("&amp;", convert(formula))))
     except Exception:  # the converter raises assorted errors on TeX it cannot read
         return None
     if root is None or root.tag != "math":
