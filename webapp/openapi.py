@@ -63,6 +63,8 @@ _SEARCH_LINKS = _links(
     retype=("event", {"requestBody": {"type": "retype", "query_id": "$response.body#/query_id",
                                       "previous_query_id": "$response.body#/query_id"}}),
 )
+_LAST_PAGE = {"description": 'When the page asked for is past the last one (past_last_page): <that page\'s URL>; '
+                             'rel="last"', "schema": {"type": "string"}}
 _PAPER_LINKS = _links(citation=("getCitation", {"id": "$response.body#/paper/id"}),
                       similar=("getPaper", {"id": "$response.body#/similar/0/id"}))
 
@@ -89,7 +91,8 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "operationId": "search",
                 "summary": "Search papers (the page's parameters; any size from 1 to the largest page size)",
                 "parameters": query_parameters(request_args.api_search_model),
-                "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS},
+                "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS}
+                              | {"headers": {"Link": _LAST_PAGE}},
                               "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
