@@ -334,3 +334,32 @@ def test_sitemap_has_each_papers_added_day(client):
     assert len(days) == len(RECORDS)
     added = client.get("/api/papers/alpha").get_json()["paper"]["added"]
     assert days["alpha"] == added[:10] and all(re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in days.values())
+
+
+# --- a live version of the previous schema --------------------------------------------------------------------
+
+
+def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_path):
+    """A version built before record types (schema 1: no record_type, subjects, math; no schema_version) takes
+    `add` of a record that needs them, and says which schema it now has."""
+    from indexer import versions
+    from papersearch import index_definition
+
+    admin = cluster.client("admin")
+    body = index_definition.index_body("core")
+    for field in ("record_type", "subjects", "math"):
+        del body["mappings"]["properties"][field]
+    body["mappings"]["_meta"] = {"analysis_profile": "core", "complete": True}
+    old = f"{alias}-20260101t000000000000"
+    admin.indices.create(index=old, **body)
+    admin.indices.put_alias(index=old, name=alias)
+    assert versions.schema_of(admin, old) == 1
+    with RejectsWriter(None) as rejects:
+        report = operations.add(cluster.client("indexer"), cluster.settings(alias),
+                                [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
+    assert report.stats.created == 1 and report.stats.failed == 0
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 2
+    mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
+    assert {"record_type", "subjects", "math"} <= set(mapping["properties"])
+    source = admin.get(index=old, id="discipline")["_source"]
+    assert (source["record_type"], source["subjects"], source["venue"]) == ("journal-article", ["中医学/中药学"], "")
