@@ -18,7 +18,7 @@ from indexer.prepare import Producer
 from indexer.readers import SourceError
 from indexer.refusals import explain_refusal
 from indexer.rejects import RejectsWriter
-from papersearch import logs
+from papersearch import index_definition, logs
 from papersearch.concepts import GlossaryError
 from papersearch.es import make_client
 from papersearch.paths import local_dir
@@ -43,8 +43,12 @@ def _rejects_path(args: argparse.Namespace) -> Path:
 
 def _load_command(client: Elasticsearch, settings: Settings, args: argparse.Namespace,
                   producer: Producer | None) -> int:
-    if args.command == "reindex" and args.if_missing and versions.live_index(client, settings.alias):
+    live = versions.live_index(client, settings.alias) if args.command == "reindex" and args.if_missing else None
+    if live:
         print(f"alias {settings.alias} exists; nothing loaded (--if-missing)")
+        if (built := versions.schema_of(client, live)) < (current := index_definition.schema_version()):
+            print(f"note: {live} was built by schema version {built}, this version writes {current}: "
+                  f"reindex your sources to fill the new fields (README, Loading data)")
         return EXIT_OK
     path = _rejects_path(args)
     with RejectsWriter(path) as rejects:
@@ -114,7 +118,7 @@ def run(args: argparse.Namespace, settings: Settings, producer: Producer | None 
         print(f"  shard {s['shard']} {'primary' if s['primary'] else 'replica'}  {s['state']}  {s['node'] or '-'}")
     for v in info["versions"]:
         flags = ("live " if v["live"] else "") + ("" if v["complete"] else "INCOMPLETE ")
-        print(f"  {v['name']}  {v['docs']:>9} docs  profile {v['profile']}  {flags}".rstrip())
+        print(f"  {v['name']}  {v['docs']:>9} docs  profile {v['profile']}  schema {v['schema']}  {flags}".rstrip())
     if info["build_lock"]:
         print(f"build lock held by {info['build_lock'].get('owner')} since {info['build_lock'].get('started')}")
     return EXIT_OK

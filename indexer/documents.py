@@ -1,7 +1,8 @@
 """The Elasticsearch document of a validated Paper.
 
 `DocumentBuilder.build` is the one per-paper step between validation and serialisation: it adds what
-search needs (topic path and Chinese labels, heading, completion inputs, glossary concepts, languages).
+search needs (topic path and Chinese labels, heading, completion inputs, glossary concepts, languages, the
+record type and the readable text of TeX formulas).
 A further per-paper step belongs in `build` too; it runs in the loader's producer, beside parsing,
 and its fields must exist in config/index.json.
 """
@@ -13,9 +14,10 @@ from typing import Any
 
 from indexer.models import Paper
 from papersearch import added as added_date
-from papersearch import concepts
+from papersearch import concepts, record_types, tex
 from papersearch import text as t
 from papersearch.index_definition import concepts_config
+from papersearch.suggest_inputs import author_inputs
 from papersearch.taxonomy import Taxonomy
 
 _CACHE_LIMIT = 10_000  # distinct spellings of known topics kept; the taxonomy itself is far smaller
@@ -50,6 +52,7 @@ class DocumentBuilder:
         self._tag = concepts.matcher().tag
         self._concepts_field, self._tagged = config["field"], config["tagged_fields"]
         self._language_field, self._languages = config["language_field"], config["languages"]
+        self._record_types = record_types.rules()
 
     def topic(self, area: str | None, subarea: str | None) -> TopicFields:
         """A known topic in its canonical spelling; an unknown one as `Taxonomy.resolve` files it (counted)."""
@@ -69,14 +72,19 @@ class DocumentBuilder:
         """The document to index (every key always present; absent text is "", absent scalars None).
 
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
-        (completion inputs: title(s) or heading, then each author), concepts (ids of the glossary
-        concepts the paper names, config/concepts.tsv), languages ("en", "zh": which it is
-        written in) and, last, so that the loader can replace it in place, added (the load's date).
+        (completion inputs: title(s) or heading, then each author by any part of the name, also without
+        diacritics: suggest_inputs.py), record_type (the record's, else by config/record_types.json, which
+        also moves a venue that is a discipline to subjects), math (the formulas of title and abstract as
+        Unicode: papersearch/tex.py), concepts (ids of the glossary concepts the paper names,
+        config/concepts.tsv), languages ("en", "zh": which it is written in) and, last, so that the loader
+        can replace it in place, added (the load's date).
         """
         doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
         topic = self.topic(paper.topic_area, paper.topic_subarea)
         heading = heading_of(paper)
         titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
+        names = (form for name in paper.authors for form in author_inputs(name))
+        kind = self._record_types.classify(paper.record_type, paper.venue, tuple(paper.subjects))
         doc.update(
             topic_area=topic.area,
             topic_subarea=topic.subarea,
@@ -84,7 +92,11 @@ class DocumentBuilder:
             topic_labels_zh=list(topic.labels_zh),
             topic_known=topic.known,
             heading=heading,
-            suggest=list(dict.fromkeys(v for v in (*titles, *paper.authors) if v)),
+            suggest=list(dict.fromkeys(v for v in (*titles, *names) if v)),
+            record_type=kind.record_type,
+            venue=kind.venue,
+            subjects=list(kind.subjects),
+            math=tex.formulas_text(paper.title, paper.abstract),
         )
         doc[self._concepts_field] = self._tag(self.tagged_texts(doc))
         doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]

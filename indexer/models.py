@@ -18,6 +18,9 @@ Paper fields (this is also the JSON Lines input schema, one object per line; unk
     url             http(s) URL or null
     pdf_url         http(s) URL or null
     keywords        list of strings (≤ 100, each ≤ 200), or one string "a; b, c"
+    subjects        disciplines or subject headings, like keywords (a venue that is a discipline moves here)
+    record_type     "conference-paper", "journal-article", "preprint", or null: then inferred from the
+                    venue by config/record_types.json (papersearch/record_types.py)
     source          string: the input file name (filled in by the reader when absent)
 
 At least one of title, title_zh, abstract, abstract_zh must be non-empty. All text is normalised
@@ -50,6 +53,7 @@ from pydantic_core import PydanticCustomError
 from indexer.authors import split_author_names, split_et_al
 from indexer.rejects import Reject
 from papersearch import text as t
+from papersearch.record_types import RecordType
 
 MIN_YEAR = 1800
 TEXT_FIELDS = ("title", "title_zh", "abstract", "abstract_zh")
@@ -196,6 +200,8 @@ class Paper(BaseModel):
     url: Url = None
     pdf_url: Url = None
     keywords: Keywords = []
+    subjects: Keywords = []
+    record_type: Annotated[RecordType | None, BeforeValidator(_empty_to_none)] = None
     source: Short = Field(default="", validate_default=True)
 
     @field_validator("source")

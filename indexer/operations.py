@@ -85,6 +85,11 @@ def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Produce
         live = versions.live_index(client, settings.alias)
         if live is None:
             raise BuildFailed(f"alias {settings.alias!r} does not exist yet: run `reindex` first")
+        old = versions.upgrade_mapping(client, live)
+        if old is not None:
+            log.warning("%s was built by schema version %d: its mapping now has the fields of version %d; "
+                        "papers already there get them with the next reindex", live, old,
+                        index_definition.schema_version())
         stats = load(client, settings.alias, producer, rejects, progress=progress, dates_from=live)
     client.indices.refresh(index=settings.alias)
     return BuildReport(stats, live, None, [], None, rejects.summary())

@@ -23,6 +23,7 @@ class Version:
     complete: bool
     live: bool
     profile: str | None
+    schema: int = 1  # config/index.json schema_version it was built with (1: before versions recorded it)
 
 
 def version_pattern(alias: str) -> re.Pattern[str]:
@@ -91,8 +92,25 @@ def versions(client: Elasticsearch, alias: str) -> list[Version]:
     for name in names:
         meta = found[name]["mappings"].get("_meta", {})
         out.append(Version(name, counts.get(name, 0), bool(meta.get("complete")), name == live,
-                           meta.get("analysis_profile")))
+                           meta.get("analysis_profile"), int(meta.get("schema_version", 1))))
     return out
+
+
+def schema_of(client: Elasticsearch, index: str) -> int:
+    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    return int(meta.get("schema_version", 1))
+
+
+def upgrade_mapping(client: Elasticsearch, index: str) -> int | None:
+    """Give a version built by an older schema the fields it lacks (adding fields is all Elasticsearch allows
+    in place; their values come with a reindex). Returns the old schema version, None when it was current."""
+    old, current = schema_of(client, index), index_definition.schema_version()
+    if old >= current:
+        return None
+    meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
+    client.indices.put_mapping(index=index, properties=index_definition.load()["mappings"]["properties"],
+                               meta={**meta, "schema_version": current})
+    return old
 
 
 def rollback(client: Elasticsearch, alias: str) -> tuple[str, str]:

@@ -52,6 +52,16 @@ def choose_profile(client: Elasticsearch, forced: str = "auto") -> Profile:
     return "core"
 
 
+def schema_version() -> int:
+    """The mapping's version (config/index.json): a version built by an older one lacks fields."""
+    return int(load()["schema_version"])
+
+
+def mapping_meta(profile: Profile) -> dict[str, Any]:
+    """What a version records about how it was built: the analysis profile and the schema version."""
+    return {"analysis_profile": profile, "schema_version": schema_version()}
+
+
 def index_body(profile: Profile, shards: int = 1, replicas: int = 0) -> dict[str, Any]:
     """Settings and mappings for a new versioned index."""
     definition = load()
@@ -64,5 +74,5 @@ def index_body(profile: Profile, shards: int = 1, replicas: int = 0) -> dict[str
             "analysis": analysis,
         },
         # _meta records the profile so that `status` and the webapp can tell how an index was analysed.
-        "mappings": copy.deepcopy(definition["mappings"]) | {"_meta": {"analysis_profile": profile}},
+        "mappings": copy.deepcopy(definition["mappings"]) | {"_meta": mapping_meta(profile)},
     }

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from papersearch.paths import config_dir
-from papersearch.text import normalize_text
+from papersearch.text import has_cjk, normalize_text
 
 TAXONOMY_FILE = "taxonomy.json"
 TOPIC_SEPARATOR = " · "  # as shown on the listing pages: "Deep Learning · Large Language Models"
@@ -38,6 +38,14 @@ def fold_topic(name: str | None) -> str:
 
 class TaxonomyError(ValueError):
     """The taxonomy file is missing or malformed."""
+
+
+def _label_zh(entry: dict, where: str) -> str:
+    """A topic's Chinese label: required, so a Chinese page never shows an English topic of the taxonomy."""
+    label = normalize_text(entry.get("zh"))
+    if not has_cjk(label):
+        raise ValueError(f"{where} has no Chinese label (\"zh\")")
+    return label
 
 
 @dataclass(frozen=True)
@@ -83,7 +91,9 @@ class Taxonomy:
             raise TaxonomyError(f"{path}: cannot read taxonomy: {exc}") from exc
         try:
             return cls.from_dict(data)
-        except (KeyError, TypeError, ValueError) as exc:
+        except ValueError as exc:  # our own checks: the message names the topic
+            raise TaxonomyError(f"{path}: malformed taxonomy: {exc}") from exc
+        except (KeyError, TypeError) as exc:
             raise TaxonomyError(f"{path}: malformed taxonomy: {exc!r}") from exc
 
     @classmethod
@@ -94,11 +104,11 @@ class Taxonomy:
         subarea_aliases: dict[tuple[str, str], list[str]] = {}
         for area in data["areas"]:
             name = normalize_text(area["name"])
-            areas[name] = normalize_text(area["zh"])
+            areas[name] = _label_zh(area, f"area {name!r}")
             area_aliases[name] = [normalize_text(a) for a in area.get("aliases", [])]
             for sub in area.get("subareas", []):
                 key = (name, normalize_text(sub["name"]))
-                subareas[key] = normalize_text(sub["zh"])
+                subareas[key] = _label_zh(sub, f"subarea {key[0]!r} · {key[1]!r}")
                 subarea_aliases[key] = [normalize_text(a) for a in sub.get("aliases", [])]
         tax = cls(areas, subareas, area_aliases=area_aliases, subarea_aliases=subarea_aliases)
         for category, target in data.get("arxiv", {}).items():

@@ -11,8 +11,9 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from flask import Flask
+from markupsafe import Markup
 
-from papersearch import logs
+from papersearch import logs, tex
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
@@ -30,12 +31,13 @@ QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the backgr
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import i18n, metrics, security
+    from webapp import encoding, i18n, metrics, security
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import QueryIds
     from webapp.routes import api, crawlers, errors, exports, feeds, health, ui
     from webapp.serializers import json as to_json
+    from webapp.services import math_html
 
     app = Flask(__name__)
     config = search_config()
@@ -62,11 +64,14 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
                       settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
+    encoding.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint, feeds.blueprint, exports.blueprint,
                       crawlers.blueprint):
         app.register_blueprint(blueprint)
 
     app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text
+    app.jinja_env.filters["math"] = lambda text: Markup(math_html.text_html(text or ""))  # formulas as MathML
+    app.jinja_env.filters["readable"] = lambda text: tex.to_text(text or "")  # formulas as Unicode (titles, meta)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     if not logging.getLogger().handlers:  # gunicorn configures only its own loggers

@@ -1,7 +1,8 @@
 """Domain objects exchanged between the search service and the controllers/templates.
 
 Fields ending in `_html` are already HTML-safe: escaped text whose only markup is our own
-<mark>…</mark>. Everything else is plain text and must be escaped by the template as usual.
+<mark>…</mark> and sanitised MathML for TeX formulas (webapp/services/math_html.py). Everything else
+is plain text and must be escaped by the template as usual.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import math
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from papersearch.index_definition import search_config
 
@@ -68,7 +69,8 @@ class SearchParams(BaseModel):
 
 class Hit(BaseModel):
     id: str
-    heading: str  # plain-text display title: title, else title_zh, else the derived heading
+    # plain-text display title: title, else title_zh, else the abstract's start (see `untitled`)
+    heading: str
     heading_html: str
     title: str = ""
     title_zh: str = ""
@@ -86,6 +88,9 @@ class Hit(BaseModel):
     keywords: list[str] = []
     year: int | None = None
     venue: str | None = None
+    # "conference-paper", "journal-article", "preprint" or None (papersearch/record_types.py)
+    record_type: str | None = None
+    subjects: list[str] = []  # disciplines, subject headings
     url: str | None = None
     pdf_url: str | None = None
     languages: list[str] = []  # what the paper is written in: "en", "zh"
@@ -93,6 +98,11 @@ class Hit(BaseModel):
     score: float | None = None
     # Words of the query this paper does not contain; only ever filled when the results are a partial match.
     missing: list[str] = []
+
+    @property
+    def untitled(self) -> bool:
+        """No title in either language: the heading is the abstract's start, never to be cited as a title."""
+        return not (self.title or self.title_zh)
 
 
 class FacetValue(BaseModel):
@@ -166,6 +176,13 @@ class SearchResult(BaseModel):
     # expansions are in `expansions`. Counted in /metrics and written to the query log.
     fallbacks: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def past_last_page(self) -> bool:
+        """A page after the last one that has results (within the window): no hits, though the search has
+        some; `page_count` is the last page (the API's Link header and the page link to it)."""
+        return not self.too_deep and not self.hits and self.total > 0 and self.params.page > self.page_count
 
 
 class SearchUnavailable(Exception):

@@ -13,6 +13,7 @@ from papersearch.text import MAX_ID_BYTES
 from webapp import openapi_lists
 from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
+from webapp.openapi_lists import BAD_REQUEST, NOT_UTF8
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
 from webapp.serializers import bibtex, ris
 from webapp.serializers.json import BODIES
@@ -62,6 +63,8 @@ _SEARCH_LINKS = _links(
     retype=("event", {"requestBody": {"type": "retype", "query_id": "$response.body#/query_id",
                                       "previous_query_id": "$response.body#/query_id"}}),
 )
+_LAST_PAGE = {"description": 'When the page asked for is past the last one (past_last_page): <that page\'s URL>; '
+                             'rel="last"', "schema": {"type": "string"}}
 _PAPER_LINKS = _links(citation=("getCitation", {"id": "$response.body#/paper/id"}),
                       similar=("getPaper", {"id": "$response.body#/similar/0/id"}))
 
@@ -69,7 +72,9 @@ _PAPER_LINKS = _links(citation=("getCitation", {"id": "$response.body#/paper/id"
 def document(request_args: RequestArgs) -> dict[str, Any]:
     _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in BEACONS],
                                  ref_template=REF)
-    bad = _body("Invalid parameter", "Error")
+    bad = _body(BAD_REQUEST, "Error")
+    # Any route answers 400 for an address that is not UTF-8 (webapp/encoding.py), parameters or not.
+    not_utf8 = {"400": _body(NOT_UTF8, "Error")}
     retry_after = {"headers": {"Retry-After": {"description": "Seconds to wait before retrying", "required": True,
                                                "schema": {"type": "integer", "minimum": 1}}}}
     unavailable = _body(f"Search is unavailable; retry after the seconds in Retry-After ({RETRY_AFTER_UNAVAILABLE})",
@@ -86,13 +91,14 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "operationId": "search",
                 "summary": "Search papers (the page's parameters; any size from 1 to the largest page size)",
                 "parameters": query_parameters(request_args.api_search_model),
-                "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS},
+                "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS}
+                              | {"headers": {"Link": _LAST_PAGE}},
                               "400": bad, **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
                 "parameters": [_ID],
                 "responses": {"200": _body("The paper", "Paper") | {"links": _PAPER_LINKS},
-                              "404": _body("No such paper", "Error"),
+                              **not_utf8, "404": _body("No such paper", "Error"),
                               **too_long, "429": limited, "503": unavailable}}},
             "/api/papers/{id}/citation": {"get": {
                 "operationId": "getCitation", "summary": "One paper as BibTeX or RIS, as a download",
@@ -111,7 +117,7 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "operationId": "openapi", "summary": "This document",
                 "responses": {"200": {"description": "OpenAPI 3.1 document",
                                       "content": {"application/json": {"schema": {"type": "object"}}}},
-                              **too_long, "429": limited}}},
+                              **not_utf8, **too_long, "429": limited}}},
             "/api/events": {"post": {
                 "operationId": "event", "summary": "What the search page reports with navigator.sendBeacon: a "
                 "followed result or a retyped query, for the query log (JSON, any content type)",
@@ -120,8 +126,8 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
                               "400": _body("Not a valid event, not for a search this site served (its "
-                                           "signed query_id) or one of the results it showed, or sent from "
-                                           "another site", "Error"),
+                                           "signed query_id) or one of the results it showed, sent from "
+                                           "another site, or an address that is not valid UTF-8", "Error"),
                               **too_long, "429": limited}}},
             "/metrics": {"get": {
                 "operationId": "metrics",
@@ -129,13 +135,15 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                            "on PAPERSEARCH_METRICS_BIND; else, or with PAPERSEARCH_METRICS=off, 404",
                 "responses": {"200": {"description": "Prometheus text format",
                                       "content": {"text/plain": {"schema": {"type": "string"}}}},
-                              "404": _body("Not served to this address, or turned off", "Error"), **too_long}}},
+                              **not_utf8, "404": _body("Not served to this address, or turned off", "Error"),
+                              **too_long}}},
             "/healthz": {"get": {
                 "operationId": "healthz", "summary": "The process is alive (no Elasticsearch call)",
-                "responses": {"200": _body("Alive", "Status"), **too_long}}},
+                "responses": {"200": _body("Alive", "Status"), **not_utf8, **too_long}}},
             "/readyz": {"get": {
                 "operationId": "readyz", "summary": "The search alias can be queried",
-                "responses": {"200": _body("Ready", "Status"), **too_long, "503": _body("Not ready", "Status")}}},
+                "responses": {"200": _body("Ready", "Status"), **not_utf8, **too_long,
+                              "503": _body("Not ready", "Status")}}},
             **openapi_lists.paths(request_args, _body, query_parameters, too_long, retry_after),
         },
         "components": {"schemas": defs.get("$defs", {})},

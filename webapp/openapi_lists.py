@@ -26,15 +26,20 @@ def _page(description: str) -> dict[str, Any]:
     return _text(description, "text/html")
 
 
+BAD_REQUEST = "Invalid parameter (out of its range, unknown, or not valid UTF-8)"
+NOT_UTF8 = "The path or a parameter is not valid UTF-8"
+
+
 def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_long: dict,
           retry_after: dict) -> dict[str, Any]:
     """`json_body(description, model)`, `query_parameters(model)`, the 414 answer and the 503's Retry-After
     header come from webapp/openapi.py."""
     lists = ListArgs(request_args)
-    bad_json = json_body("Invalid parameter", "Error")
+    bad_json = json_body(BAD_REQUEST, "Error")
     busy_json = json_body("Search is unavailable", "Error") | retry_after
     limited_json = json_body("Too many requests from this client; see Retry-After", "Error")
-    bad, limited = _page("Invalid parameter"), _page("Too many requests")
+    bad, limited = _page(BAD_REQUEST), _page("Too many requests")
+    not_utf8 = {"400": _page(NOT_UTF8)}  # every route (webapp/encoding.py)
     busy = _page("Search is unavailable") | retry_after
     export_types = [formats.format_of(f).media_type for f in formats.FORMATS]
     return {
@@ -59,16 +64,17 @@ def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_
                           "503": busy}}},
         "/opensearch.xml": {"get": {
             "operationId": "openSearchDescription", "summary": "OpenSearch 1.1 description, in the page's language",
-            "responses": {"200": _text("OpenSearch description", opensearch.DESCRIPTION_TYPE), **too_long,
-                          "429": limited}}},
+            "responses": {"200": _text("OpenSearch description", opensearch.DESCRIPTION_TYPE), **not_utf8,
+                          **too_long, "429": limited}}},
         "/robots.txt": {"get": {
             "operationId": "robots", "summary": "What crawlers may fetch, and the sitemap",
-            "responses": {"200": _text("robots.txt", robots.MEDIA_TYPE), **too_long, "429": limited}}},
+            "responses": {"200": _text("robots.txt", robots.MEDIA_TYPE), **not_utf8, **too_long,
+                          "429": limited}}},
         "/sitemap.xml": {"get": {
             "operationId": "sitemap", "summary": "Paper pages: one sitemap, or a sitemap index beyond "
                                                  f"{sitemap.MAX_URLS:,} papers (streamed)",
-            "responses": {"200": _text("Sitemap or sitemap index", sitemap.MEDIA_TYPE), **too_long,
-                          "429": limited, "503": busy}}},
+            "responses": {"200": _text("Sitemap or sitemap index", sitemap.MEDIA_TYPE), **not_utf8,
+                          **too_long, "429": limited, "503": busy}}},
         "/sitemap-papers.xml": {"get": {
             "operationId": "sitemapFile", "summary": "One file of the sitemap index",
             "parameters": query_parameters(lists.sitemap_model),

@@ -54,6 +54,7 @@ def to_paper_record(obj: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
     arxiv_id = normalize_text(str(obj["id"]))
     topic = taxonomy.arxiv_topic(str(obj.get("categories") or ""))
     authors, et_al = _authors(obj)
+    journal_ref = normalize_text(obj.get("journal-ref") or "")
     return {
         "id": "arxiv-" + arxiv_id.replace("/", "_"),
         "title": obj.get("title"),
@@ -61,7 +62,9 @@ def to_paper_record(obj: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
         "authors": authors,
         "authors_et_al": et_al,
         "year": year_of(arxiv_id, obj),
-        "venue": normalize_text(obj.get("journal-ref") or "") or "arXiv",
+        "venue": journal_ref or "arXiv",
+        # without a journal reference an arXiv paper is a preprint; with one, config/record_types.json decides
+        "record_type": None if journal_ref else "preprint",
         "url": f"https://arxiv.org/abs/{arxiv_id}",
         "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
         "topic_area": topic.area if topic else None,

@@ -109,10 +109,11 @@ def test_status_json(cluster, alias: str) -> None:
     assert info["live"] == second
     assert info["build_lock"] is None
     assert info["cluster"]["status"] in {"green", "yellow"}
-    profile = index_definition.choose_profile(es)
+    profile, schema = index_definition.choose_profile(es), index_definition.schema_version()
     assert info["versions"] == [
-        {"name": second, "docs": 40, "complete": True, "live": True, "profile": profile},
-        {"name": first, "docs": len(expected_page(SEEDS[0])), "complete": True, "live": False, "profile": profile},
+        {"name": second, "docs": 40, "complete": True, "live": True, "profile": profile, "schema": schema},
+        {"name": first, "docs": len(expected_page(SEEDS[0])), "complete": True, "live": False, "profile": profile,
+         "schema": schema},
     ]
     text = run_admin(cluster, alias, "status")
     assert f"alias {alias} → {second}" in text.stdout

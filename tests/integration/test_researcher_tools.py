@@ -77,7 +77,10 @@ def test_paper_page_metadata_reads_back_as_the_record(client, record):
     assert values["citation_title"] == [title]
     assert values["citation_author"] == record["authors"]  # one per author, in order; "et al." adds none
     assert values["citation_publication_date"] == [str(record["year"])]
-    assert values.get("citation_conference_title") == ([record["venue"]] if record.get("venue") else None)
+    # the venue by record type (config/record_types.json): ICLR a conference, 中文信息学报 a journal
+    venue_tag = {"ICLR": "citation_conference_title", "中文信息学报": "citation_journal_title"}.get(record.get("venue"))
+    for tag in ("citation_conference_title", "citation_journal_title"):
+        assert values.get(tag) == ([record["venue"]] if tag == venue_tag else None)
     assert values["citation_abstract"] == [record.get("abstract") or record["abstract_zh"]]
     assert values.get("citation_pdf_url") == ([record["pdf_url"]] if record.get("pdf_url") else None)
     assert values.get("citation_abstract_html_url") == ([record["url"]] if record.get("url") else None)

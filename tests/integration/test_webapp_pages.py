@@ -287,14 +287,15 @@ def test_citation_download_bibtex_and_ris(client):
     assert r.status_code == 200 and r.content_type == "application/x-bibtex; charset=utf-8"
     assert r.headers["Content-Disposition"] == 'attachment; filename="zhang2024jiyu.bib"'
     text = r.get_data(as_text=True)
-    assert text.startswith("@inproceedings{zhang2024jiyu,\n")
+    assert text.startswith("@article{zhang2024jiyu,\n")  # a 学报 is a journal (config/record_types.json)
     assert "  author = {{张伟} and {李娜} and others},\n" in text
-    assert "  title = {基于大语言模型的中文学术论文检索},\n" in text and "  booktitle = {中文信息学报},\n" in text
+    assert "  title = {基于大语言模型的中文学术论文检索},\n" in text and "  journal = {中文信息学报},\n" in text
     r = client.get("/api/papers/xss-abstract/citation?format=ris")
     assert r.mimetype == "application/x-research-info-systems"
     assert r.headers["Content-Disposition"] == 'attachment; filename="example2023crosssite.ris"'
     lines = r.get_data(as_text=True).split("\r\n")
-    assert lines[:3] == ["TY  - CPAPER", "ID  - example2023crosssite", "TI  - Cross-site scripting in paper abstracts"]
+    # WebSec is in no rule: a generic record
+    assert lines[:3] == ["TY  - GEN", "ID  - example2023crosssite", "TI  - Cross-site scripting in paper abstracts"]
     assert "AU  - Example, Mallory" in lines and "L1  - https://example.org/xss.pdf" in lines
     assert "AB  - We show that <script>alert('xss')</script> inside an abstract must be escaped by every " \
            "search engine that displays it." in lines  # a download, never rendered as HTML
@@ -310,7 +311,7 @@ def test_paper_page_offers_the_citation(client):
     assert 'href="/api/papers/xss-abstract/citation?format=bibtex" download' in html
     assert 'href="/api/papers/xss-abstract/citation?format=ris" download' in html
     pre = re.search(r'<pre id="cite-bibtex"[^>]*>(.*?)</pre>', html, re.S).group(1)
-    assert pre.startswith("@inproceedings{example2023crosssite,")
+    assert pre.startswith("@misc{example2023crosssite,")
     assert "&lt;script&gt;" in pre and "<script>alert" not in html  # escaped in the page
     assert 'data-copy="cite-bibtex"' in html and "<script>" not in html.split("</head>")[1].replace(
         '<script src="', "")  # no inline script: the copy button's code is in static/app.js

@@ -20,11 +20,12 @@ ICLR = paper(
     title="Differentiation of Blackbox Combinatorial Solvers",
     authors=["Marin Vlastelica Pogančić", "Vít Musil", "Søren Hauberg"],
     abstract="We present a method.\nIt works.", year=2020, venue="ICLR", url="https://openreview.net/forum?id=x",
+    record_type="conference-paper",
 )
 CHINESE = paper(
     id="csl-dev-0", title_zh="一种基于平方和优化的飞行器大角度机动镇定控制器设计方法",
-    abstract_zh="采用修正的Rodrigues参数(MRP),建立了飞行器姿态控制系统的数学模型。", venue="兵器科学与技术",
-    keywords=["平方和优化", "Lyapunov函数"],
+    abstract_zh="采用修正的Rodrigues参数(MRP),建立了飞行器姿态控制系统的数学模型。", subjects=["兵器科学与技术"],
+    keywords=["平方和优化", "Lyapunov函数"], record_type="journal-article",  # as indexed: the discipline a subject
 )
 
 
@@ -57,7 +58,8 @@ def test_bibtex_entry():
 
 @pytest.mark.parametrize(("text", "escaped"), [
     ("Q&A at 50% cost", r"Q\&A at 50\% cost"),
-    ("$O(n)$ #1 a_b", r"\$O(n)\$ \#1 a\_b"),
+    ("$O(n)$ #1 a_b", r"$O(n)$ \#1 a\_b"),  # a formula stays math
+    ("costs $5 or $10", r"costs \$5 or \$10"),
     ("{x} ~ y^2 \\alpha", r"\{x\} \textasciitilde{} y\textasciicircum{}2 \textbackslash{}alpha"),
     ("Søren’s 大语言模型", "Søren’s 大语言模型"),  # UTF-8 kept as is
 ])
@@ -72,7 +74,8 @@ def test_bibtex_of_a_chinese_paper_keeps_the_text():
     assert "  author = {{张三} and {李四} and others},\n" in entry
     assert "  title = {大语言模型的对齐},\n" in entry and "  abstract = {我们研究对齐。}\n" in entry
     assert bibtex.to_bibtex(CHINESE).count("{") == bibtex.to_bibtex(CHINESE).count("}")
-    assert "  keywords = {平方和优化, Lyapunov函数},\n" in bibtex.to_bibtex(CHINESE)
+    assert "  keywords = {平方和优化, Lyapunov函数, 兵器科学与技术},\n" in bibtex.to_bibtex(CHINESE)
+    assert bibtex.to_bibtex(CHINESE).startswith("@article{yizhong,\n") and "journal" not in bibtex.to_bibtex(CHINESE)
 
 
 def test_bibtex_braces_names_bibtex_would_split():
@@ -96,9 +99,9 @@ def test_ris_record():
 
 def test_ris_of_a_chinese_paper():
     record = ris.to_ris(CHINESE)
-    assert "TY  - CPAPER\r\nID  - yizhong\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
-    assert "T2  - 兵器科学与技术\r\n" in record and "AB  - 采用修正的Rodrigues参数(MRP)," in record
-    assert "KW  - 平方和优化\r\nKW  - Lyapunov函数\r\n" in record
+    assert "TY  - JOUR\r\nID  - yizhong\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
+    assert "T2  -" not in record and "AB  - 采用修正的Rodrigues参数(MRP)," in record  # a discipline is no venue
+    assert "KW  - 平方和优化\r\nKW  - Lyapunov函数\r\nKW  - 兵器科学与技术\r\n" in record
     assert "PY" not in record and "AU" not in record  # nothing invented
     both = ris.to_ris(paper(title="Alignment", title_zh="对齐", authors=["王五"]))
     assert "TI  - Alignment\r\nTT  - 对齐\r\nAU  - 王五\r\n" in both

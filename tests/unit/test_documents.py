@@ -70,6 +70,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "topic_known",
         "concepts",
         "languages",
+        "math",
         "added",
     }
     assert set(doc) == expected
@@ -130,3 +131,52 @@ def test_document_topic_spelling_variants_are_stored_canonically() -> None:
     doc = to_document(Paper(title="T", topic_area="deep learning", topic_subarea="Knitting"), taxonomy)
     assert doc["topic_path"] == "Deep Learning > Knitting" and doc["topic_known"] is False
     assert taxonomy.unknown == {"deep learning · Knitting": 1}
+
+
+@pytest.mark.parametrize(("record", "record_type", "venue", "subjects"), [
+    ({"venue": "ICLR"}, "conference-paper", "ICLR", []),
+    ({"venue": "NeurIPS 2023"}, "conference-paper", "NeurIPS 2023", []),
+    ({"venue": "中文信息学报"}, "journal-article", "中文信息学报", []),
+    ({"venue": "中医学/中药学"}, "journal-article", "", ["中医学/中药学"]),  # a discipline is no venue
+    ({"venue": "中医学/中药学", "record_type": "preprint", "subjects": ["草药"]}, "preprint", "",
+     ["草药", "中医学/中药学"]),
+    ({"venue": "arXiv"}, "preprint", "arXiv", []),
+    ({"venue": "ICLR", "record_type": "journal-article"}, "journal-article", "ICLR", []),  # the record's own wins
+    ({"venue": "WebSec"}, None, "WebSec", []),
+    ({}, None, "", []),
+])
+def test_record_type_from_the_record_or_the_rules(taxonomy: Taxonomy, record: dict, record_type: str | None,
+                                                 venue: str, subjects: list[str]) -> None:
+    doc = to_document(Paper(title="T", **record), taxonomy)
+    assert (doc["record_type"], doc["venue"], doc["subjects"]) == (record_type, venue, subjects)
+
+
+def test_formulas_are_indexed_as_readable_text(taxonomy: Taxonomy) -> None:
+    doc = to_document(Paper(title=r"$\alpha$TC-VAE", abstract=r"Images of 1024$\times$512 at \(\mathcal{O}(n)\)."),
+                      taxonomy)
+    assert doc["math"] == "α × 𝒪(n)"
+    assert doc["title"] == r"$\alpha$TC-VAE"  # the text itself as written
+    assert to_document(Paper(title="Costs $5 and $10"), taxonomy)["math"] == ""
+
+
+def test_authors_complete_by_any_part_of_the_name_and_without_diacritics(taxonomy: Taxonomy) -> None:
+    doc = to_document(Paper(title="T", authors=["Yoshua Bengio", "Klaus-Robert Müller", "张伟"]), taxonomy)
+    assert doc["suggest"] == ["T", "Yoshua Bengio", "Bengio Yoshua", "Klaus-Robert Müller", "Robert Müller Klaus",
+                              "Müller Klaus-Robert", "Klaus-Robert Muller", "Robert Muller Klaus",
+                              "Muller Klaus-Robert", "张伟", "伟 张"]
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"types": ["conference-paper"]}, "types must be"),
+    ({"venues": {"book": ["X"]}}, "unknown record type 'book'"),
+    ({"venue_patterns": {"preprint": ["(unclosed"]}}, "missing"),
+])
+def test_record_type_rules_refuse_a_broken_file(change: dict, message: str) -> None:
+    import json
+
+    from papersearch.paths import config_dir
+    from papersearch.record_types import RULES_FILE, RecordTypeRules
+
+    data = json.loads((config_dir() / RULES_FILE).read_text(encoding="utf-8")) | change
+    with pytest.raises(Exception, match=message):
+        RecordTypeRules(data)

@@ -9,10 +9,10 @@ from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
 from webapp.services import clauses as wq
+from webapp.services import completion, plan, render
 from webapp.services import facet_queries as fq
-from webapp.services import plan, render
 from webapp.services.facets import facets
-from webapp.services.papers import completion_suggest, more_like_this
+from webapp.services.papers import more_like_this
 from webapp.services.query_parser import Clause, parse_query
 
 CONFIG = search_config()
@@ -65,6 +65,7 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
     assert fuzzy["fields"] == wq.boosted({"title.exact": q["title"], "authors": q["authors"],
                                           "topic_area.text": q["topic_area.text"],
                                           "topic_subarea.text": q["topic_subarea.text"], "keywords": q["keywords"],
+                                          "math": q["math"],
                                           "abstract.exact": q["abstract"]})  # unstemmed where there is a choice
 
 
@@ -299,8 +300,8 @@ def test_exists_body_includes_filters_and_counts_one_paper():
 
 
 def test_completion_and_more_like_this():
-    assert completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
-        "field": "suggest", "size": 8, "skip_duplicates": True}}}
+    assert completion.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
+        "field": "suggest", "size": 8 * completion.OVERFETCH, "skip_duplicates": True}}}
     mlt = more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
     assert mlt["fields"] == CONFIG["similar"]["fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
 

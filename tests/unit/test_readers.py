@@ -308,10 +308,11 @@ def test_arxiv_snapshot_lines_are_mapped(taxonomy: Taxonomy) -> None:
     assert new.id == "arxiv-2101.00001"
     assert new.title == "Learning to Compute" and new.abstract == "We show that machines can learn."
     assert new.authors == ["Ada Lovelace", "Alan Turing", "Grace Hopper"] and not new.authors_et_al
-    assert (new.year, new.venue) == (2021, "arXiv")
+    assert (new.year, new.venue, new.record_type) == (2021, "arXiv", "preprint")
     assert new.url == "https://arxiv.org/abs/2101.00001" and new.pdf_url == "https://arxiv.org/pdf/2101.00001"
     assert (new.topic_area, new.topic_subarea) == ("General Machine Learning", None)
     assert old.id == "arxiv-math_0501001" and old.year == 2005
+    assert (old.venue, old.record_type) == ("Ann. Math. 1 (2005) 1-10", None)  # published: the rules decide
     assert old.url == "https://arxiv.org/abs/math/0501001"
     assert (
         old.authors == ["Carl Gauss", "Emmy Noether"] and old.authors_et_al

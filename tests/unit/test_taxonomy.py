@@ -6,6 +6,7 @@ import pytest
 
 from papersearch.paths import config_dir
 from papersearch.taxonomy import Taxonomy, TaxonomyError, Topic, fold_topic
+from papersearch.text import has_cjk
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = ROOT / "tests" / "fixtures" / "seeds"
@@ -130,6 +131,39 @@ def test_bad_taxonomy_files(tmp_path: Path) -> None:
     bad.write_text('{"areas": [], "arxiv": {"cs.LG": {"area": "Nope"}}}', encoding="utf-8")
     with pytest.raises(TaxonomyError, match="unknown topic"):
         Taxonomy.load(bad)
+
+
+def test_every_label_of_the_taxonomy_file_has_a_chinese_form() -> None:
+    data = json.loads((config_dir() / "taxonomy.json").read_text(encoding="utf-8"))
+    labels = {a["name"]: a.get("zh", "") for a in data["areas"]}
+    labels |= {f"{a['name']} · {s['name']}": s.get("zh", "") for a in data["areas"] for s in a["subareas"]}
+    missing = [name for name, zh in labels.items() if not has_cjk(zh)]
+    assert not missing, f"config/taxonomy.json: topics without a Chinese label: {missing}"
+    assert len(labels) > 80
+
+
+@pytest.mark.parametrize("zh", [None, "", "  ", "Physics"])
+def test_a_topic_without_a_chinese_label_is_refused(tmp_path: Path, zh: str | None) -> None:
+    sub = {"name": "Physics"} | ({} if zh is None else {"zh": zh})
+    path = tmp_path / "taxonomy.json"
+    path.write_text(json.dumps({"areas": [{"name": "Applications", "zh": "应用", "subareas": [sub]}]}), "utf-8")
+    with pytest.raises(TaxonomyError, match=r"subarea 'Applications' · 'Physics' has no Chinese label"):
+        Taxonomy.load(path)
+
+
+# The ICLR corpus's topics the Chinese pages showed in English (issue 32); the last is Theory's catch-all.
+@pytest.mark.parametrize(("area", "subarea", "zh"), [
+    ("Deep Learning", "Other Representation Learning", "其他表示学习"),
+    ("Applications", "Chemistry and Drug Discovery", "化学与药物发现"),
+    ("Applications", "Physics", "物理学"),
+    ("Miscellaneous Aspects of Machine Learning", "General Machine Learning Techniques", "通用机器学习技术"),
+    ("Optimization", "Sampling and Optimization", "采样与优化"),
+    ("Optimization", "First-order", "一阶优化"),
+    ("Optimization", "Global Optimization", "全局优化"),
+    ("Theory", "Miscellaneous Aspects of Machine Learning", "其他"),
+])
+def test_the_corpus_topics_have_chinese_labels(taxonomy: Taxonomy, area: str, subarea: str, zh: str) -> None:
+    assert taxonomy.label_zh(area, subarea) == zh
 
 
 @pytest.mark.parametrize("spelling", [

@@ -18,7 +18,7 @@ from webapp.controllers import search as search_controller
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
-from webapp.services.listing import Listing
+from webapp.services.listing import Listing, PaperEntry
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)
@@ -33,9 +33,9 @@ class Export:
 
 @dataclass
 class Sitemap:
-    """Either one file's paper ids (few enough papers) or where each file of an index starts (streamed)."""
+    """Either one file's papers (few enough of them) or where each file of an index starts (streamed)."""
 
-    ids: Iterator[str] | None = None
+    ids: Iterator[PaperEntry] | None = None
     starts: Iterator[str | None] = field(default_factory=lambda: iter(()))
 
 
@@ -53,13 +53,13 @@ def sitemap(service: SearchService, per_file: int) -> tuple[Sitemap, int]:
     """One file while every paper fits into it, else an index of files."""
     listing = Listing(service)
     if listing.count() <= per_file:
-        return Sitemap(ids=listing.paper_ids(None, per_file)), HTTPStatus.OK
+        return Sitemap(ids=listing.paper_entries(None, per_file)), HTTPStatus.OK
     return Sitemap(starts=listing.file_starts(per_file)), HTTPStatus.OK
 
 
 def sitemap_file(service: SearchService, args: MultiDict, list_args: ListArgs,
-                 per_file: int) -> tuple[Iterator[str], int]:
-    return Listing(service).paper_ids(list_args.sitemap_after(args), per_file), HTTPStatus.OK
+                 per_file: int) -> tuple[Iterator[PaperEntry], int]:
+    return Listing(service).paper_entries(list_args.sitemap_after(args), per_file), HTTPStatus.OK
 
 
 def suggestions(service: SearchService, args: MultiDict,

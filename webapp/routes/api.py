@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, jsonify, request, url_for
 
 from webapp import i18n, openapi
 from webapp.controllers import search as controller
 from webapp.controllers.events import MAX_BEACON_BYTES
-from webapp.routes import recorder, request_args, service
+from webapp.routes import recorder, request_args, search_config, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
+from webapp.views.links import SearchLinks
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
 
@@ -17,7 +18,11 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 @blueprint.get("/search")
 def search():
     result, status = controller.search(service(), request.args, request_args(), recorder(), "api", i18n.current())
-    return jsonify(to_json.result(result)), status
+    response = jsonify(to_json.result(result))
+    if result.past_last_page:  # where the results end (RFC 8288)
+        last = SearchLinks(url_for("api.search"), result.params, search_config(), i18n.requested_lang())
+        response.headers["Link"] = f'<{last.page(result.page_count)}>; rel="last"'
+    return response, status
 
 
 @blueprint.post("/events")

@@ -47,7 +47,7 @@ def _stream(pieces) -> Response:
 def sitemap_xml():
     found, _ = controller.sitemap(service(), _per_file())
     if found.ids is not None:
-        return _stream(sitemap.urlset(paper_url(i) for i in found.ids))
+        return _stream(sitemap.urlset((paper_url(p.id), p.added) for p in found.ids))
     files = url_for("crawlers.sitemap_file", _external=True)
     return _stream(sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
                                  for after in found.starts))
@@ -56,4 +56,4 @@ def sitemap_xml():
 @blueprint.get("/sitemap-papers.xml")
 def sitemap_file():
     ids, _ = controller.sitemap_file(service(), request.args, list_args(), _per_file())
-    return _stream(sitemap.urlset(paper_url(i) for i in ids))
+    return _stream(sitemap.urlset((paper_url(p.id), p.added) for p in ids))

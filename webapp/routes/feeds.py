@@ -14,6 +14,7 @@ from webapp.controllers import listing as controller
 from webapp.controllers.list_params import EXPORT_MAX, FEED_SORT, ListArgs
 from webapp.domain import Hit
 from webapp.routes import request_args, search_config, service
+from webapp.routes.conditional import conditional
 from webapp.serializers import atom, highwire, jsonld, opensearch
 from webapp.serializers import export as export_formats
 from webapp.serializers import json as to_json
@@ -70,8 +71,10 @@ def feed():
         url=links.elsewhere(url_for("feeds.feed", _external=True), default_sort=FEED_SORT),
         page_url=links.elsewhere(url_for("ui.search", _external=True)),
         title=i18n.t("feed.title", search=" · ".join(named)) if named else i18n.t("feed.title_all"),
-        subtitle=i18n.t("feed.subtitle"), lang="zh-CN" if lang == "zh" else "en", site=i18n.t("site.name"))
-    return Response(atom.to_atom(info, result.hits, paper_url), status, content_type=atom.MEDIA_TYPE)
+        subtitle=i18n.t("feed.subtitle"), lang="zh-CN" if lang == "zh" else "en", site=i18n.t("site.name"),
+        untitled=i18n.t("paper.untitled", start="{start}"))
+    response = Response(atom.to_atom(info, result.hits, paper_url), status, content_type=atom.MEDIA_TYPE)
+    return conditional(response, max((p.added for p in result.hits if p.added), default=None))
 
 
 @blueprint.get("/opensearch.xml")
@@ -88,7 +91,7 @@ def opensearch_description():
         feed=f"{url_for('feeds.feed', _external=True)}?{terms}{with_lang}",
         self_url=url_for("feeds.opensearch_description", lang=lang, _external=True),
         icon=url_for("static", filename="favicon.svg", _external=True))
-    return Response(opensearch.description(document), content_type=opensearch.DESCRIPTION_TYPE)
+    return conditional(Response(opensearch.description(document), content_type=opensearch.DESCRIPTION_TYPE))
 
 
 @blueprint.get("/api/opensearch/suggest")

@@ -9,7 +9,7 @@ from webapp.controllers import search as controller
 from webapp.routes import recorder, request_args, search_config, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.views import facets
-from webapp.views.links import SearchLinks
+from webapp.views.links import SearchLinks, page_description, results_url
 
 blueprint = Blueprint("ui", __name__)
 
@@ -29,4 +29,9 @@ def paper(paper_id: str):
     data, status = controller.paper(service(), paper_id)
     if data["paper"] is None:
         abort(404)
-    return render_template("paper.html", config=search_config(), bibtex=to_bibtex(data["paper"]), **data), status
+    hit = data["paper"]
+    return render_template(
+        "paper.html", config=search_config(), bibtex=to_bibtex(hit), description=page_description(hit),
+        # one address for every ?lang= variant (the language follows the reader, not the URL)
+        canonical_url=url_for("ui.paper", paper_id=hit.id, _external=True),
+        back_url=results_url(request.referrer, request.host, url_for("ui.search")), **data), status

@@ -1,5 +1,7 @@
 """A search as an Atom feed (RFC 4287): one entry per paper with its title, authors, abstract as the summary,
-a link to its page on this site, and the date it was added to the index as `published` and `updated`.
+a link to its page on this site, and the date it was added to the index as `published` and `updated`. Texts
+are plain (`type="text"`), TeX formulas as readable Unicode; an untitled paper's entry title (Atom requires
+one) says that it is untitled before the abstract's start, so no reader takes it for the paper's title.
 
 Written with the standard library's ElementTree, which escapes every value (DECISIONS.md "Feeds, OpenSearch
 and sitemaps with ElementTree").
@@ -15,6 +17,7 @@ from xml.etree import ElementTree as ET
 from papersearch import added
 from papersearch.text import has_cjk
 from webapp.domain import Hit
+from webapp.serializers.citation import readable
 
 MEDIA_TYPE = "application/atom+xml; charset=utf-8"
 NS = "http://www.w3.org/2005/Atom"
@@ -30,6 +33,7 @@ class FeedInfo:
     subtitle: str
     lang: str  # xml:lang of the feed's own texts
     site: str  # the feed's author (entries without authors of their own)
+    untitled: str  # an untitled paper's entry title, with {start}: the abstract's start
 
 
 def _el(parent: ET.Element, tag: str, text: str | None = None, **attrs: str) -> ET.Element:
@@ -45,10 +49,11 @@ def _text(parent: ET.Element, tag: str, text: str) -> None:
         element.set(XML_LANG, "zh")
 
 
-def _entry(feed: ET.Element, paper: Hit, paper_url: str) -> None:
+def _entry(feed: ET.Element, paper: Hit, paper_url: str, untitled: str) -> None:
     entry = _el(feed, "entry")
     _el(entry, "id", paper_url)
-    _text(entry, "title", paper.heading)
+    heading = readable(paper.heading)
+    _text(entry, "title", untitled.format(start=heading) if paper.untitled else heading)
     date = added.stamp(paper.added or UNKNOWN_DATE)
     _el(entry, "published", date)
     _el(entry, "updated", date)
@@ -59,7 +64,7 @@ def _entry(feed: ET.Element, paper: Hit, paper_url: str) -> None:
         _el(entry, "link", rel="related", type="application/pdf", href=paper.pdf_url)
     if paper.topic_path:
         _el(entry, "category", term=paper.topic_path)
-    summary = paper.abstract or paper.abstract_zh
+    summary = readable(paper.abstract or paper.abstract_zh)
     if summary:
         _text(entry, "summary", summary)
 
@@ -78,5 +83,5 @@ def to_atom(info: FeedInfo, papers: list[Hit], paper_url: Callable[[str], str]) 
     _el(feed, "link", rel="self", type="application/atom+xml", href=info.url)
     _el(feed, "link", rel="alternate", type="text/html", href=info.page_url)
     for paper in papers:
-        _entry(feed, paper, paper_url(paper.id))
+        _entry(feed, paper, paper_url(paper.id), info.untitled)
     return ET.tostring(feed, encoding="utf-8", xml_declaration=True)

@@ -1,16 +1,21 @@
-"""A paper as a BibTeX entry: @inproceedings when it has a venue, else @misc.
+"""A paper as a BibTeX entry: @inproceedings for a conference paper, @article for a journal article, else
+@misc (a preprint's or an untyped record's venue as howpublished).
 
 Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped, so
-a title like "Q&A at 50% cost_{fast}" prints as written. See DECISIONS.md "Citation export".
+a title like "Q&A at 50% cost_{fast}" prints as written, while TeX formulas (`$\\alpha$`) pass through as
+math. In the title, words a style must not lowercase (acronyms, mixed case, formulas: "VAE", "ImageNet",
+"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. See DECISIONS.md "Citation
+export" and "TeX math: MathML on the server".
 """
 
 from __future__ import annotations
 
 import re
 
+from papersearch import tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
-from webapp.serializers.citation import citation_key, cited_abstract, cited_title
+from webapp.serializers.citation import citation_key, cited_abstract, cited_title, subject_terms
 
 MEDIA_TYPE = "application/x-bibtex; charset=utf-8"
 EXTENSION = "bib"
@@ -20,11 +25,52 @@ _SPECIAL = {
     "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
+_LATER_CAPITAL = re.compile(r".\S*?[A-Z]")  # an upper-case letter after a word's first character
+_FORMULA_MARK = re.compile("\x00(\\d+)\x00")  # a formula's place in a title while it is cut into words
+# entry kind and the field its venue goes in, by record type (papersearch/record_types.py)
+_KINDS = {"conference-paper": ("inproceedings", "booktitle"), "journal-article": ("article", "journal")}
+_OTHER = ("misc", "howpublished")
+
+
+def _literal(text: str) -> str:
+    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], text)
 
 
 def escape(text: str) -> str:
-    """LaTeX's special characters as literal text; everything else (accents, Chinese) unchanged."""
-    return _SPECIAL_RE.sub(lambda m: _SPECIAL[m.group()], normalize_text(text))
+    """LaTeX's special characters as literal text, formulas as math; everything else (accents, Chinese)
+    unchanged. A formula with an unbalanced brace is escaped as text (it would break the entry)."""
+    text = normalize_text(text)
+    if not tex.may_have_math(text):
+        return _literal(text)
+    return "".join(piece if span and _balanced(span.tex) else _literal(piece) for piece, span in tex.segments(text))
+
+
+def _balanced(formula: str) -> bool:
+    depth = 0
+    for i, c in enumerate(formula):
+        if c in "{}" and (i == 0 or formula[i - 1] != "\\"):
+            depth += 1 if c == "{" else -1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def title(text: str) -> str:
+    """The title escaped, each word that must keep its case in braces (a formula belongs to its word even
+    when it holds spaces)."""
+    text = normalize_text(text)
+    found = tex.spans(text)
+    masked, at = "", 0
+    for i, span in enumerate(found):
+        masked += f"{text[at:span.start]}\x00{i}\x00"
+        at = span.end
+    masked += text[at:]
+    out = []
+    for word in masked.split(" "):
+        written = _FORMULA_MARK.sub(lambda m: text[found[int(m[1])].start:found[int(m[1])].end], word)
+        protect = "\x00" in word or _LATER_CAPITAL.match(written)
+        out.append(f"{{{escape(written)}}}" if protect else escape(written))
+    return " ".join(w for w in out if w)
 
 
 def _name(name: str) -> str:
@@ -42,15 +88,15 @@ def authors(paper: Hit) -> str:
 
 def to_bibtex(paper: Hit, key: str | None = None) -> str:
     """One entry; `key` instead of the paper's own citation key (a list's distinct keys: citation.distinct_key)."""
+    kind, venue_field = _KINDS.get(paper.record_type or "", _OTHER)
     fields = [
         ("author", authors(paper)),
-        ("title", escape(cited_title(paper))),
-        ("booktitle", escape(paper.venue or "")),
+        ("title", title(cited_title(paper))),
+        (venue_field, escape(paper.venue or "")),
         ("year", str(paper.year or "")),
         ("url", paper.url or ""),
-        ("keywords", ", ".join(escape(k) for k in paper.keywords if k.strip())),
+        ("keywords", ", ".join(escape(k) for k in subject_terms(paper))),
         ("abstract", escape(cited_abstract(paper))),
     ]
-    kind = "inproceedings" if paper.venue else "misc"
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields if value)
     return f"@{kind}{{{key or citation_key(paper)},\n{body}\n}}\n"

@@ -1,7 +1,10 @@
-"""What the citation formats (bibtex.py, ris.py) share: the citation key, name order, the title to cite.
+"""What the citation formats (bibtex.py, ris.py, and the page metadata) share: the citation key, name order,
+the title to cite, readable text.
 
 Keys and names are transliterated to ASCII with anyascii (Søren → Soren, 张 → Zhang), so a key works in
 every BibTeX tool; the values themselves stay UTF-8 (biber and modern BibTeX read it), Chinese included.
+A paper without a title has none to cite: the heading the page shows (the abstract's start) is never
+offered as one. Formats that carry plain text get TeX formulas as Unicode (`readable`).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from string import ascii_lowercase
 
 from anyascii import anyascii
 
+from papersearch import tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
 
@@ -27,11 +31,22 @@ FORMATS = ("bibtex", "ris")  # the modules beside this one; cite.py renders them
 
 
 def cited_title(paper: Hit) -> str:
-    return normalize_text(paper.title or paper.title_zh or paper.heading)
+    """The title as written (TeX included); "" for an untitled record."""
+    return normalize_text(paper.title or paper.title_zh)
 
 
 def cited_abstract(paper: Hit) -> str:
     return normalize_text(paper.abstract or paper.abstract_zh)
+
+
+def readable(text: str) -> str:
+    """Text for formats without math: formulas as Unicode ("$\\alpha$TC-VAE" → "αTC-VAE")."""
+    return tex.to_text(normalize_text(text))
+
+
+def subject_terms(paper: Hit) -> list[str]:
+    """Keywords and subjects (disciplines) together, for formats with one list of subject terms."""
+    return list(dict.fromkeys(k for k in (*paper.keywords, *paper.subjects) if k.strip()))
 
 
 def _ascii_words(text: str) -> list[str]:

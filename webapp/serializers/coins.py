@@ -1,19 +1,23 @@
 """A result as a COinS span's title (ContextObjects in Spans, OpenURL 1.0 key/value): reference-manager
-connectors find one per hit on a results page and offer the papers as a list. A paper with a venue is a
-conference paper, as in the citation exports; one without is a preprint."""
+connectors find one per hit on a results page and offer the papers as a list. The genre follows the record
+type (a conference paper is a `proceeding`, a journal article an `article`); an untyped record's is `unknown`,
+and an untitled one has no `atitle`."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_title
+from webapp.serializers.citation import cited_title, readable
+
+GENRES = {"conference-paper": "proceeding", "journal-article": "article", "preprint": "preprint"}
 
 
 def to_coins(paper: Hit, page_url: str) -> str:
     pairs: list[tuple[str, str]] = [("ctx_ver", "Z39.88-2004"), ("rft_val_fmt", "info:ofi/fmt:kev:mtx:journal"),
-                                    ("rft.genre", "proceeding" if paper.venue else "preprint"),
-                                    ("rft.atitle", cited_title(paper))]
+                                    ("rft.genre", GENRES.get(paper.record_type or "", "unknown"))]
+    if title := readable(cited_title(paper)):
+        pairs.append(("rft.atitle", title))
     if paper.venue:
         pairs.append(("rft.jtitle", paper.venue))
     pairs += [("rft.au", name) for name in paper.authors if name.strip()]

@@ -1,7 +1,8 @@
 """A list of papers as CSV (RFC 4180: CRLF, quoted where needed), one row per paper, for spreadsheets.
 
 UTF-8 with a byte-order mark, so Excel opens Chinese text as such; a cell that a spreadsheet would run as
-a formula (=, +, -, @ first) gets a leading apostrophe (DECISIONS.md "Exporting a result list").
+a formula (=, +, -, @ first) gets a leading apostrophe (DECISIONS.md "Exporting a result list"). TeX
+formulas are readable Unicode; an untitled record's title cells are empty.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Callable
 from papersearch import added
 from papersearch.text import normalize_text
 from webapp.domain import Hit
+from webapp.serializers.citation import readable
 
 MEDIA_TYPE = "text/csv; charset=utf-8"
 EXTENSION = "csv"
 BOM = "\ufeff"
-COLUMNS = ("id", "title", "title_zh", "authors", "et_al", "year", "venue", "topic", "keywords", "abstract",
-           "abstract_zh", "url", "pdf_url", "page", "added")
+COLUMNS = ("id", "title", "title_zh", "authors", "et_al", "year", "type", "venue", "topic", "subjects", "keywords",
+           "abstract", "abstract_zh", "url", "pdf_url", "page", "added")
 AUTHOR_SEPARATOR = "; "
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -40,11 +42,12 @@ def header() -> str:
 
 def row(paper: Hit, page_url: Callable[[str], str]) -> str:
     values = {
-        "id": paper.id, "title": paper.title or (paper.heading if not paper.title_zh else ""),
-        "title_zh": paper.title_zh, "authors": AUTHOR_SEPARATOR.join(paper.authors),
-        "et_al": "yes" if paper.authors_et_al else "", "year": paper.year or "", "venue": paper.venue or "",
-        "topic": paper.topic_path or "", "keywords": AUTHOR_SEPARATOR.join(paper.keywords),
-        "abstract": paper.abstract, "abstract_zh": paper.abstract_zh, "url": paper.url or "",
+        "id": paper.id, "title": readable(paper.title), "title_zh": paper.title_zh,
+        "authors": AUTHOR_SEPARATOR.join(paper.authors), "et_al": "yes" if paper.authors_et_al else "",
+        "year": paper.year or "", "type": paper.record_type or "", "venue": paper.venue or "",
+        "topic": paper.topic_path or "", "subjects": AUTHOR_SEPARATOR.join(paper.subjects),
+        "keywords": AUTHOR_SEPARATOR.join(paper.keywords), "abstract": readable(paper.abstract),
+        "abstract_zh": paper.abstract_zh, "url": paper.url or "",
         "pdf_url": paper.pdf_url or "", "page": page_url(paper.id),
         "added": added.stamp(paper.added) if paper.added else "",
     }

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from papersearch.text import has_cjk
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_abstract, cited_title
+from webapp.serializers.citation import cited_abstract, cited_title, readable, subject_terms
 
 Meta = tuple[str, str, str | None]  # name, content, lang (None: the page's)
+VENUE_TAGS = {"conference-paper": "citation_conference_title", "journal-article": "citation_journal_title"}
 
 
 def _lang(text: str) -> str | None:
@@ -16,21 +17,23 @@ def _lang(text: str) -> str | None:
 
 def citation_meta(paper: Hit) -> list[Meta]:
     """The tags in the order Google Scholar documents them; one citation_author per author, in order. The
-    venue is cited as a conference, as in the BibTeX and RIS exports. A Chinese title beside an English
-    one is the DCMI `alternative` title."""
-    title = cited_title(paper)
-    tags: list[Meta] = [("citation_title", title, _lang(title))]
+    venue is cited by the record type (a conference's or a journal's title; an untyped or preprint venue is
+    not named as either); an untitled record has no citation_title; formulas are readable Unicode. A Chinese
+    title beside an English one is the DCMI `alternative` title."""
+    title = readable(cited_title(paper))
+    tags: list[Meta] = [("citation_title", title, _lang(title))] if title else []
     tags += [("citation_author", name, _lang(name)) for name in paper.authors if name.strip()]
     if paper.year:
         tags.append(("citation_publication_date", str(paper.year), None))
-    if paper.venue:
-        tags.append(("citation_conference_title", paper.venue, _lang(paper.venue)))
-    abstract = cited_abstract(paper)
+    venue_tag = VENUE_TAGS.get(paper.record_type or "")
+    if paper.venue and venue_tag:
+        tags.append((venue_tag, paper.venue, _lang(paper.venue)))
+    abstract = readable(cited_abstract(paper))
     if abstract:
         tags.append(("citation_abstract", abstract, _lang(abstract)))
     tags += [("citation_language", lang, None) for lang in paper.languages]
-    if paper.keywords:
-        tags.append(("citation_keywords", "; ".join(paper.keywords), None))
+    if terms := subject_terms(paper):
+        tags.append(("citation_keywords", "; ".join(terms), None))
     if paper.pdf_url:
         tags.append(("citation_pdf_url", paper.pdf_url, None))
     if paper.url:

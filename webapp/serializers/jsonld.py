@@ -6,14 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_abstract, cited_title
+from webapp.serializers.citation import cited_abstract, cited_title, readable, subject_terms
+
+PART_OF = {"journal-article": "Periodical"}  # what a venue is, by record type; else a CreativeWork
+STATUS = {"preprint": "Preprint"}  # creativeWorkStatus
 
 
 def scholarly_article(paper: Hit, page_url: str) -> dict[str, Any]:
-    """schema.org ScholarlyArticle: the same facts as highwire.citation_meta."""
-    title = cited_title(paper)
+    """schema.org ScholarlyArticle: the same facts as highwire.citation_meta (no headline when untitled)."""
+    title = readable(cited_title(paper))
     article: dict[str, Any] = {"@context": "https://schema.org", "@type": "ScholarlyArticle", "@id": page_url,
-                               "url": page_url, "headline": title, "name": title}
+                               "url": page_url}
+    if title:
+        article |= {"headline": title, "name": title}
     if paper.title and paper.title_zh:
         article["alternativeHeadline"] = paper.title_zh
     if paper.authors:
@@ -21,14 +26,16 @@ def scholarly_article(paper: Hit, page_url: str) -> dict[str, Any]:
     if paper.year:
         article["datePublished"] = str(paper.year)
     if paper.venue:
-        article["isPartOf"] = {"@type": "CreativeWork", "name": paper.venue}
-    abstract = cited_abstract(paper)
+        article["isPartOf"] = {"@type": PART_OF.get(paper.record_type or "", "CreativeWork"), "name": paper.venue}
+    if paper.record_type in STATUS:
+        article["creativeWorkStatus"] = STATUS[paper.record_type]
+    abstract = readable(cited_abstract(paper))
     if abstract:
         article["abstract"] = abstract
     if paper.languages:
         article["inLanguage"] = paper.languages if len(paper.languages) > 1 else paper.languages[0]
-    if paper.keywords:
-        article["keywords"] = paper.keywords
+    if terms := subject_terms(paper):
+        article["keywords"] = terms
     if paper.url:
         article["sameAs"] = paper.url
     if paper.pdf_url:

@@ -1,28 +1,36 @@
-"""A paper as an RIS record (the format reference managers import): CPAPER with a venue, else GEN.
+"""A paper as an RIS record (the format reference managers import): CPAPER for a conference paper, JOUR for
+a journal article, UNPB for a preprint, else GEN.
 
-One "TAG  - value" line per value, CRLF line ends as the format specifies; a value never spans lines.
+One "TAG  - value" line per value, CRLF line ends as the format specifies; a value never spans lines. RIS
+has no math: formulas are written as readable Unicode. An untitled record has no TI.
 """
 
 from __future__ import annotations
 
 from papersearch.text import normalize_text
 from webapp.domain import Hit
-from webapp.serializers.citation import citation_key, cited_abstract, cited_title, family_first
+from webapp.serializers.citation import citation_key, cited_abstract, cited_title, family_first, readable, subject_terms
 
 MEDIA_TYPE = "application/x-research-info-systems; charset=utf-8"
 EXTENSION = "ris"
 EOL = "\r\n"
+TYPES = {"conference-paper": "CPAPER", "journal-article": "JOUR", "preprint": "UNPB"}  # by record type
+GENERIC = "GEN"
 
 
 def to_ris(paper: Hit, key: str | None = None) -> str:
     """One record; `key` instead of the paper's own citation key as its ID (citation.distinct_key)."""
-    tags: list[tuple[str, str]] = [("TY", "CPAPER" if paper.venue else "GEN"), ("ID", key or citation_key(paper)),
-                                   ("TI", cited_title(paper))]
+    kind = TYPES.get(paper.record_type or "", GENERIC)
+    tags: list[tuple[str, str]] = [("TY", kind), ("ID", key or citation_key(paper)),
+                                   ("TI", readable(cited_title(paper)))]
     if paper.title and paper.title_zh:
         tags.append(("TT", paper.title_zh))  # translated title
     tags += [("AU", family_first(a)) for a in paper.authors if a.strip()]
-    tags += [("T2", paper.venue or ""), ("PY", str(paper.year or "")), ("AB", cited_abstract(paper))]
-    tags += [("KW", k) for k in paper.keywords]
+    tags += [("T2", paper.venue or "")]
+    if kind == "JOUR":
+        tags.append(("JO", paper.venue or ""))
+    tags += [("PY", str(paper.year or "")), ("AB", readable(cited_abstract(paper)))]
+    tags += [("KW", k) for k in subject_terms(paper)]
     tags += [("UR", paper.url or ""), ("L1", paper.pdf_url or "")]
     lines = [f"{tag}  - {normalize_text(value)}" for tag, value in tags if value and value.strip()]
     return EOL.join([*lines, "ER  - ", ""])

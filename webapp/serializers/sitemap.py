@@ -1,5 +1,6 @@
-"""Sitemaps (sitemaps.org protocol 0.9): a urlset of page addresses, or a sitemap index of urlsets when there
-are more than one file may hold; written piece by piece, so a long one streams."""
+"""Sitemaps (sitemaps.org protocol 0.9): a urlset of page addresses, each with its `lastmod` (the day the paper
+was added: its page changes only with the paper), or a sitemap index of urlsets when there are more than one
+file may hold; written piece by piece, so a long one streams."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ MAX_URLS = 50_000  # the protocol's limit per file; beyond it the sitemap is an 
 _HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 
-def urlset(urls: Iterable[str]) -> Iterator[str]:
+def urlset(urls: Iterable[tuple[str, str | None]]) -> Iterator[str]:
+    """(address, lastmod as W3C Datetime or None) pairs."""
     yield f'{_HEAD}<urlset xmlns="{NS}">\n'
-    for url in urls:
-        yield f"<url><loc>{escape(url)}</loc></url>\n"
+    for url, lastmod in urls:
+        modified = f"<lastmod>{escape(lastmod)}</lastmod>" if lastmod else ""
+        yield f"<url><loc>{escape(url)}</loc>{modified}</url>\n"
     yield "</urlset>\n"
 
 

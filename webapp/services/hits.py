@@ -2,7 +2,8 @@
 
 Highlight fragments come from Elasticsearch with encoder "html": the text is already escaped and
 the only markup is our <mark> tags. Every other value that ends up in an *_html field is escaped
-here with markupsafe, so templates can output *_html as-is.
+here with markupsafe, so templates can output *_html as-is. TeX formulas in titles and abstracts become
+MathML (math_html.py), highlights kept outside it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,11 @@ from typing import Any
 
 from markupsafe import escape
 
+from papersearch import tex
 from webapp.domain import Hit
 from webapp.services.clauses import word_name
 from webapp.services.labels import Labels
+from webapp.services.math_html import fragment_html, text_html
 from webapp.services.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
 
 FRAGMENT_JOINER = " … "
@@ -29,15 +32,19 @@ def plain(fragment: str) -> str:
 
 
 def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+    """At most `limit` characters and an ellipsis, never ending inside a formula (it is kept whole)."""
+    if len(text) <= limit:
+        return text
+    limit = next((s.end for s in tex.spans(text[:limit + tex.MAX_SPAN]) if s.start < limit < s.end), limit)
+    return text[:limit].rstrip() + "…"
 
 
 def heading_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> str:
     for field in ("title", "title_zh"):
         if source.get(field):
             fragments = highlights.get(field)
-            return fragments[0] if fragments else str(escape(source[field]))
-    return str(escape(source.get("heading") or ""))
+            return fragment_html(fragments[0], source[field]) if fragments else text_html(source[field])
+    return text_html(source.get("heading") or "")
 
 
 def authors_html(authors: list[str], highlights: dict[str, list[str]]) -> list[str]:
@@ -48,15 +55,16 @@ def authors_html(authors: list[str], highlights: dict[str, list[str]]) -> list[s
 
 def snippet_html(source: dict[str, Any], highlights: dict[str, list[str]]) -> str:
     """Abstract fragments with matches, preferring the language that matched; else the start of it."""
-    candidates = [highlights.get(f) for f in ("abstract", "abstract_zh")]
-    for fragments in candidates:
+    fields = ("abstract", "abstract_zh")
+    candidates = [(highlights.get(f), source.get(f) or "") for f in fields]
+    for fragments, text in candidates:
         if fragments and any("<mark>" in f for f in fragments):
-            return FRAGMENT_JOINER.join(fragments)
-    for fragments in candidates:
+            return FRAGMENT_JOINER.join(fragment_html(f, text) for f in fragments)
+    for fragments, text in candidates:
         if fragments:
-            return fragments[0]
+            return fragment_html(fragments[0], text)
     text = source.get("abstract") or source.get("abstract_zh") or ""
-    return str(escape(_shorten(text, SNIPPET_FALLBACK)))
+    return text_html(_shorten(text, SNIPPET_FALLBACK))
 
 
 def topic_labels(source: dict[str, Any], taxonomy: Labels) -> tuple[str | None, str | None]:
@@ -71,7 +79,7 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
     authors = source.get("authors") or []
     area_zh, sub_zh = topic_labels(source, taxonomy)
     if full_abstract:
-        snippet = str(escape(source.get("abstract") or source.get("abstract_zh") or ""))
+        snippet = text_html(source.get("abstract") or source.get("abstract_zh") or "")
     else:
         snippet = snippet_html(source, highlights)
     return Hit(
@@ -94,6 +102,8 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
         keywords=source.get("keywords") or [],
         year=source.get("year"),
         venue=source.get("venue") or None,
+        record_type=source.get("record_type"),
+        subjects=source.get("subjects") or [],
         url=source.get("url"),
         pdf_url=source.get("pdf_url"),
         languages=source.get("languages") or [],

@@ -2,9 +2,9 @@
 
 - `results`: a search's hits in the order of its results pages, up to a limit: the search's own pages of
   the largest page size, one request after another, so an export holds exactly the papers the pages show.
-- `paper_ids`: every paper id in id order, with search_after on the `id` keyword field: no point in time
-  to open or close, so the web identity needs nothing beyond `read` (DECISIONS.md "Sitemaps streamed with
-  search_after").
+- `paper_entries`: every paper id in id order with the day it was added, with search_after on the `id`
+  keyword field: no point in time to open or close, so the web identity needs nothing beyond `read`
+  (DECISIONS.md "Sitemaps streamed with search_after"); the date comes from doc values, not `_source`.
 
 Each returns once its first request has answered (so a failure is a clean 503 before anything is sent) and
 hands out the rest lazily.
@@ -13,13 +13,21 @@ hands out the rest lazily.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
+from papersearch import added
 from webapp.domain import Hit, SearchParams, SearchResult
 from webapp.services.es_errors import es_errors
 from webapp.services.search import SearchService
 
 ID_FIELD = "id"  # the paper id as a keyword with doc values (sorting on _id is disabled by default)
 ID_PAGE = 10_000  # ids per request; at most the index's max_result_window
+DAY = "yyyy-MM-dd"  # the added date as a sitemap's lastmod (W3C Datetime, day precision)
+
+
+class PaperEntry(NamedTuple):
+    id: str
+    added: str | None  # the day it was added (None: indexed before added dates existed)
 
 
 class Listing:
@@ -52,19 +60,19 @@ class Listing:
         with es_errors(self.service.alias, "count"):
             return int(self.service.client.count(index=self.service.alias)["count"])
 
-    def paper_ids(self, after: str | None, limit: int) -> Iterator[str]:
-        """Up to `limit` ids in id order, those after `after` only (None: from the first)."""
-        first = self._id_page(after, min(limit, ID_PAGE))
-        return self._ids(first, limit)
+    def paper_entries(self, after: str | None, limit: int) -> Iterator[PaperEntry]:
+        """Up to `limit` papers in id order, those after `after` only (None: from the first)."""
+        first = self._id_page(after, min(limit, ID_PAGE), dated=True)
+        return self._entries(first, limit)
 
-    def _ids(self, page: list[str], limit: int) -> Iterator[str]:
+    def _entries(self, page: list[PaperEntry], limit: int) -> Iterator[PaperEntry]:
         given = 0
         while page:
             yield from page
             given += len(page)
             if given >= limit or len(page) < ID_PAGE:
                 return
-            page = self._id_page(page[-1], min(limit - given, ID_PAGE))
+            page = self._id_page(page[-1].id, min(limit - given, ID_PAGE), dated=True)
 
     def file_starts(self, per_file: int) -> Iterator[str | None]:
         """Where each file of `per_file` ids in id order begins: None for the first, then the last id of the
@@ -81,17 +89,21 @@ class Listing:
             if start is not None:
                 yield start
                 start = None
-            last, in_file = page[-1], in_file + len(page)
+            last, in_file = page[-1].id, in_file + len(page)
             if in_file == per_file:
                 start, in_file = last, 0
             if len(page) < size:
                 return
 
-    def _id_page(self, after: str | None, size: int) -> list[str]:
+    def _id_page(self, after: str | None, size: int, dated: bool = False) -> list[PaperEntry]:
         body: dict = {"query": {"match_all": {}}, "sort": [{ID_FIELD: "asc"}], "size": size, "_source": False,
                       "track_total_hits": False}
+        if dated:
+            body["docvalue_fields"] = [{"field": added.FIELD, "format": DAY}]
         if after is not None:
             body["search_after"] = [after]
         with es_errors(self.service.alias, "ids"):
-            response = self.service.client.search(index=self.service.alias, body=body, filter_path="hits.hits.sort")
-        return [hit["sort"][0] for hit in response.get("hits", {}).get("hits", [])]
+            response = self.service.client.search(index=self.service.alias, body=body,
+                                                  filter_path="hits.hits.sort,hits.hits.fields")
+        return [PaperEntry(hit["sort"][0], (hit.get("fields", {}).get(added.FIELD) or [None])[0])
+                for hit in response.get("hits", {}).get("hits", [])]

@@ -7,6 +7,7 @@ import logging
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import Hit, Suggestion
+from webapp.services import completion
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
 from webapp.services.hits import to_hit
@@ -75,20 +76,10 @@ class PaperLookups:
                                  for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
         with es_errors(self.alias, "suggest"):
             response = self.client.search(
-                index=self.alias, suggest=completion_suggest(prefix, size, self.config), size=0,
-                source=["authors", "title", "title_zh", "heading"],
+                index=self.alias, suggest=completion.completion_suggest(prefix, size, self.config), size=0,
+                source=completion.SOURCE_FIELDS,
             ).body
-        seen: set[tuple[str, str]] = set()
-        for entry in response.get("suggest", {}).get("paper", []):
-            for option in entry.get("options", []):
-                text = option["text"]
-                source = option.get("_source", {})
-                kind = "author" if text in (source.get("authors") or []) else "title"
-                key = (kind, text.casefold())
-                if key in seen:
-                    continue
-                seen.add(key)
-                out.append(Suggestion(text=text, kind=kind, id=option.get("_id") if kind == "title" else None))
+        out += completion.suggestions(response)
         return out[:size]
 
     # --- health ------------------------------------------------------------------------------------
@@ -100,11 +91,6 @@ class PaperLookups:
         except (ApiError, TransportError) as exc:
             log.warning("readiness check failed: %s", exc)
             return False
-
-
-def completion_suggest(prefix: str, size: int, config: dict) -> dict:
-    return {"paper": {"prefix": prefix, "completion": {
-        "field": config["suggest_field"], "size": size, "skip_duplicates": True}}}
 
 
 def more_like_this(index: str, paper_id: str, config: dict) -> dict:

@@ -6,13 +6,17 @@ Any change to the query or the filters resets the page to 1; only `page()` keeps
 from __future__ import annotations
 
 from collections.abc import Iterable
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from flask import url_for
 
+from papersearch import tex
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
-from webapp.domain import SearchParams, Suggestion
+from papersearch.text import shorten
+from webapp.domain import Hit, SearchParams, Suggestion
+
+DESCRIPTION_LIMIT = 160  # characters of a paper page's meta description (what result snippets show)
 
 
 class SearchLinks:
@@ -152,3 +156,19 @@ def suggestion_url(suggestion: Suggestion) -> str:
         return url_for("ui.paper", paper_id=suggestion.id)
     q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
     return url_for("ui.search", q=q)
+
+
+def results_url(referrer: str | None, host: str, search_path: str) -> str | None:
+    """The results page the reader came from (same site, the search page with a search), as a local
+    address; None otherwise, so the page never links back anywhere else."""
+    if not referrer:
+        return None
+    parts = urlsplit(referrer)
+    if parts.netloc != host or parts.path != search_path or not parts.query:
+        return None
+    return f"{parts.path}?{parts.query}"
+
+
+def page_description(paper: Hit) -> str:
+    """A paper page's meta description: the start of its abstract, formulas readable."""
+    return shorten(tex.to_text(paper.abstract or paper.abstract_zh), DESCRIPTION_LIMIT)

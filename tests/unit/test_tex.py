@@ -1,0 +1,77 @@
+"""TeX math: spans, readable text (papersearch/tex.py), MathML with highlights (webapp/services/math_html.py),
+BibTeX titles (webapp/serializers/bibtex.py), and the address check (webapp/encoding.py)."""
+
+from __future__ import annotations
+
+import pytest
+from lxml import html
+
+from papersearch import tex
+from webapp.encoding import PATH, undecodable
+from webapp.serializers import bibtex
+from webapp.services.math_html import fragment_html, mathml, text_html
+
+
+@pytest.mark.parametrize(("text", "formulas"), [
+    (r"$\alpha$TC-VAE", [r"\alpha"]),
+    (r"1024$\times$512 and $$\sum_i x_i$$ and \(x^2\)", [r"\times", r"\sum_i x_i", "x^2"]),
+    ("costs $5 and $10", []),  # no formula: a space just inside a dollar
+    (r"a \$ sign and $x$", ["x"]),  # an escaped dollar is a dollar
+    ("$ $", []),
+])
+def test_spans(text, formulas):
+    assert [s.tex for s in tex.spans(text)] == formulas
+
+
+def test_readable_text():
+    assert tex.to_text(r"$\alpha$TC-VAE on 1024$\times$512, 50% $\le \epsilon$") == "αTC-VAE on 1024×512, 50% ≤ϵ"
+    assert tex.to_text("no math, 50% & more") == "no math, 50% & more"  # text outside formulas untouched
+    assert tex.formulas_text(r"$\alpha$ and $\mathbb{R}^d$", "", r"\(\beta\)") == "α ℝ^d β"
+
+
+def test_mathml_is_sanitised():
+    assert mathml(r"\alpha") == ('<math display="inline" xmlns="http://www.w3.org/1998/Math/MathML">'
+                                 "<mrow><mi>α</mi></mrow></math>")
+    converted = mathml(r"x<y \text{<b>bold</b>}")  # math-mode < is an entity; the text's markup is dropped
+    tree = html.fromstring(f"<div>{converted}</div>")
+    assert not tree.xpath("//b") and tree.xpath("string(.)") == "x<ybold"
+    assert mathml(r"\text{<img src=x onerror=alert(1)>}") is None  # not even parseable: the TeX is shown instead
+    assert "&lt;img" in text_html(r"a $\text{<img src=x onerror=alert(1)>}$ b")
+
+
+def test_a_highlight_around_or_inside_a_formula_marks_it_whole():
+    source = r"We use $\alpha$-divergences for $\mathcal{O}(n)$ sorting."
+    fragment = r"We use $\<mark>alpha</mark>$-divergences for $\mathcal{O}(n)$ sorting."
+    out = html.fromstring(f"<div>{fragment_html(fragment, source)}</div>")
+    assert [m.getparent().tag for m in out.xpath("//math")] == ["mark", "div"] and not out.xpath("//math//mark")
+    assert out.xpath("string(.)") == "We use α-divergences for 𝒪(n) sorting."
+
+
+def test_a_fragment_that_cuts_a_formula_is_completed_from_the_source():
+    source = r"Long text before the formula $\mathcal{O}(n \log n)$ and <tags> & after it."
+    cut = r"n \log n)$ and &lt;tags&gt; &amp; <mark>after</mark> it."
+    out = fragment_html(cut, source)
+    tree = html.fromstring(f"<div>{out}</div>")
+    assert len(tree.xpath("//math")) == 1 and tree.xpath("//mark/text()") == ["after"]
+    assert "&lt;tags&gt; &amp;" in out  # the text around stays escaped
+    assert fragment_html("<mark>plain</mark> &amp; text", "plain & text") == "<mark>plain</mark> &amp; text"
+
+
+@pytest.mark.parametrize(("title", "entry"), [
+    (r"$\alpha$TC-VAE: On Disentanglement", r"{$\alpha$TC-VAE:} On Disentanglement"),
+    ("Training GANs on ImageNet (VAE) in 3D", r"Training {GANs} on {ImageNet} {(VAE)} in {3D}"),
+    (r"A $\mathcal{O}(n \log n)$ sort", r"A {$\mathcal{O}(n \log n)$} sort"),  # a formula with spaces is one word
+    ("Q&A at 50%", r"{Q\&A} at 50\%"),
+    (r"Broken $\frac{a$ brace", r"Broken {\$\textbackslash{}frac\{a\$} brace"),  # unbalanced: escaped as text
+    ("基于大语言模型的检索", "基于大语言模型的检索"),
+])
+def test_bibtex_titles_keep_math_and_protect_case(title, entry):
+    assert bibtex.title(title) == entry
+
+
+@pytest.mark.parametrize(("query", "path", "bad"), [
+    (b"q=%ff%fe", "/", "q"), (b"a=1&%ff=2", "/", "\ufffd"), (b"q=%e4%b8%ad+x&y&z=", "/", None),
+    (b"", "/paper/\xff", PATH), (b"", "/paper/\xe4\xb8\xad", None), (b"q=%C3%28", "/", "q"),
+])
+def test_an_address_that_is_not_utf8_is_named(query, path, bad):
+    assert undecodable(query, path) == bad
