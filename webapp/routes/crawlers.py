@@ -14,6 +14,7 @@ from webapp.controllers import listing as controller
 from webapp.routes import service
 from webapp.routes.feeds import list_args, paper_url
 from webapp.serializers import robots, sitemap
+from webapp.site import external_url
 
 blueprint = Blueprint("crawlers", __name__)
 LIMIT_KEY = "SITEMAP_MAX_URLS"  # app.config: URLs per sitemap file (tests lower it)
@@ -34,7 +35,7 @@ def robots_txt():
     papers = url_for("ui.paper", paper_id="-")[:-1]
     search = url_for("ui.search")
     text = robots.robots_txt(allow=[papers], disallow=[f"{search}?*page=", "/api/", url_for("feeds.feed")],
-                             sitemap=url_for("crawlers.sitemap_xml", _external=True))
+                             sitemap=external_url("crawlers.sitemap_xml"))
     return Response(text, content_type=robots.MEDIA_TYPE)
 
 
@@ -48,7 +49,7 @@ def sitemap_xml():
     found, _ = controller.sitemap(service(), _per_file())
     if found.ids is not None:
         return _stream(sitemap.urlset(paper_url(i) for i in found.ids))
-    files = url_for("crawlers.sitemap_file", _external=True)
+    files = external_url("crawlers.sitemap_file")
     return _stream(sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
                                  for after in found.starts))
 
