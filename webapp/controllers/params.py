@@ -40,7 +40,9 @@ SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*
 
 
 class ParamError(Exception):
-    """A bad request parameter. `key` names a translation; `values` fill it in."""
+    """A bad request parameter. `key` names a translation; `values` fill it in; answered with `status`."""
+
+    status = 400
 
     def __init__(self, key: str, **values: Any) -> None:
         super().__init__(key)
