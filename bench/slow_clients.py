@@ -5,6 +5,7 @@ thread takes them").
 
     python -m bench.slow_clients --workers 1 --threads 4 --connections 4
     python -m bench.slow_clients --workers 1 --threads 4 --connections 64 --args="--worker-class gevent"
+    python -m bench.slow_clients --connections 0 --searches 300 --args="--worker-class gthread"   # plain gthread
 
 Uses the local node and the alias `papers` (`make sample`); gunicorn is started with config/gunicorn.conf.py.
 """
@@ -58,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--what", choices=("head", "body"), default="head")
     parser.add_argument("--every", type=float, default=1.5, help="seconds between two bytes")
     parser.add_argument("--hold", type=float, default=30.0, help="seconds the trickling goes on at most")
+    parser.add_argument("--searches", type=int, default=5, help="searches meanwhile (one connection each)")
     parser.add_argument("--args", default="", help="more gunicorn options, e.g. '--worker-class gevent'")
     args = parser.parse_args(argv)
 
@@ -71,21 +73,23 @@ def main(argv: list[str] | None = None) -> int:
             t.start()
         time.sleep(2.0)  # every trickler connected and sending
         searches = []
-        for _ in range(5):
+        for _ in range(args.searches):
             started = time.monotonic()
             try:
                 status = requests.get(f"{web.url}/api/search?q=learning", timeout=60).status_code
             except requests.RequestException as exc:
                 status = type(exc).__name__
             searches.append({"status": status, "seconds": round(time.monotonic() - started, 3)})
-            time.sleep(0.5)
+            time.sleep(0.5 if args.connections else 0)
         deadline = time.monotonic() + args.hold
         while time.monotonic() < deadline and any(t.is_alive() for t in threads):
             time.sleep(0.2)
         stop.set()
         for t in threads:
             t.join(5)
-    print(json.dumps({"args": vars(args), "searches": searches,
+    seconds = sorted(s["seconds"] for s in searches)
+    print(json.dumps({"args": vars(args), "searches": searches if len(searches) <= 10 else len(searches),
+                      "search_seconds": {"median": seconds[len(seconds) // 2], "max": seconds[-1]},
                       "held_seconds": {"max": round(max(held), 1) if held else None,
                                        "min": round(min(held), 1) if held else None,
                                        "closed_by_server": sum(1 for h in held if h < args.hold)}}, indent=1))

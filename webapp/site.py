@@ -60,6 +60,8 @@ def init_app(app: Flask, public: str, allowed_hosts: str) -> None:
             parts = urlsplit(location)
             if parts.netloc == request.host:
                 base = urlsplit(public_url())
-                response.headers["Location"] = urlunsplit((base.scheme, base.netloc, parts.path, parts.query,
-                                                           parts.fragment))
+                public = urlunsplit((base.scheme, base.netloc, parts.path, parts.query, parts.fragment))
+                response.headers["Location"] = public
+                response.set_data(f"Redirecting to {public}".encode())  # werkzeug's page names the old URL
+                response.mimetype = "text/plain"
         return response
