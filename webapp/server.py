@@ -96,6 +96,7 @@ class SiteWorker(ThreadWorker):
         self.poller.unregister(client)
         self.keepalived_conns.remove(conn)
         self._read(conn, b"")
+        self._on_readable(conn, client)  # readable now: what has come is taken at once (before a stop's sweep)
 
     def finish_request(self, conn: TConn, fs) -> None:  # type: ignore[no-untyped-def]
         """After a response: bytes of the next request already read (pipelining) are read on like a new one."""
@@ -164,13 +165,16 @@ class SiteWorker(ThreadWorker):
         return False
 
     def murder_pending(self) -> None:
-        """Every turn of the main loop: also close what has not come in time (or everything, when stopping)."""
+        """Every turn of the main loop: also close what has not come in time. A stopping worker closes the
+        connections that have sent nothing; a request under way is still read (until its deadline) and then
+        answered with "Connection: close", as gthread answers a kept-alive connection's request when stopping."""
         super().murder_pending()
         now = time.monotonic()
         for conn, state in list(self.reading.items()):
-            if state.deadline <= now or not self.alive:
+            idle = not state.received or state.closing
+            if state.deadline <= now or (idle and not self.alive):
                 self._leave(conn)
-                if state.received and not state.closing and self.alive:
+                if not idle:
                     self._refuse(conn, 408)
                 else:
                     self._close(conn)
