@@ -14,8 +14,9 @@ bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
-# gthread, answering an over-long URL with the API's JSON error instead of gunicorn's HTML page.
-worker_class = "webapp.server.JsonErrorThreadWorker"
+# gthread that reads each request whole before a thread takes it (slow clients cost no thread; head and body
+# read timeouts), and answers an over-long URL with the API's JSON error instead of gunicorn's HTML page.
+worker_class = "webapp.server.SiteWorker"
 threads = int(os.environ.get("PAPERSEARCH_THREADS", 4))
 
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
@@ -31,7 +32,11 @@ accesslog = "-"
 errorlog = "-"
 loglevel = os.environ.get("PAPERSEARCH_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
-forwarded_allow_ips = os.environ.get("PAPERSEARCH_FORWARDED_ALLOW_IPS", "127.0.0.1")
+# Forwarded headers (X-Forwarded-Proto, X-Forwarded-For, Forwarded) are trusted in one place, the app, for as
+# many proxies as PAPERSEARCH_TRUSTED_PROXIES says (webapp/security.py): gunicorn itself trusts them from no
+# address. Its default, 127.0.0.1, let `X-Forwarded-Proto: https` from loopback make a request https although
+# no proxy was trusted (DECISIONS.md "Forwarded headers: one setting").
+forwarded_allow_ips = ""
 
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
 # Read through the app's own settings, so "off", "false", "0" mean the same here as in the app.

@@ -60,6 +60,14 @@ class Event(BaseModel):
     timestamp: datetime = Field(default_factory=lambda: datetime.now(UTC))
     query_id: str = Field(pattern=QUERY_ID_PATTERN)
 
+    def index_time(self) -> datetime:
+        """The day whose index takes the event."""
+        return self.timestamp
+
+    def document_id(self) -> str | None:
+        """An id of the event's own, so that the same event sent twice is stored once; None: any id."""
+        return None
+
 
 class SearchEvent(Event):
     """One search as answered (the page or the API)."""
@@ -96,6 +104,16 @@ class ClickEvent(Event):
     position: int = Field(ge=1)
     paper_id: str = Field(max_length=512)
     source: Source  # that of the search clicked in
+    # When the search was served (its signed query id says): the click goes into that day's index under the id
+    # click-<query id>-<position>, so a click sent again (a replay, a second click on the same result) is
+    # refused by Elasticsearch as a duplicate wherever and whenever it comes. Not stored.
+    searched_at: datetime | None = Field(default=None, exclude=True)
+
+    def index_time(self) -> datetime:
+        return self.searched_at or self.timestamp
+
+    def document_id(self) -> str | None:
+        return f"click-{self.query_id}-{self.position}"
 
 
 class RetypeEvent(Event):

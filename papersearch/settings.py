@@ -64,7 +64,16 @@ class Settings(BaseSettings):
     # X-Forwarded-For.
     rate_limit: str = Field(default="120/minute", validation_alias="PAPERSEARCH_RATE_LIMIT")
     rate_limit_storage: str = Field(default="memory://", validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE")
+    # The one setting of trust in forwarded headers (X-Forwarded-For, -Proto), for the app and gunicorn alike:
+    # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/security.py).
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
+    # The site's address as its visitors see it: every absolute URL (feeds, sitemaps, OpenSearch, JSON-LD,
+    # redirects) starts with it, whatever the request's Host says; no path (webapp/site.py).
+    public_url: str = Field(default="http://127.0.0.1:8000", validation_alias="PAPERSEARCH_PUBLIC_URL",
+                            pattern=r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?$")
+    # Host names requests may carry besides the public URL's (comma-separated; ".example.org" takes its
+    # subdomains too); any other Host is refused with 400.
+    allowed_hosts: str = Field(default="localhost,127.0.0.1,[::1]", validation_alias="PAPERSEARCH_ALLOWED_HOSTS")
     # Operations (docs/operations.md): /metrics, the query log and its daily indices' base name, log lines.
     metrics: bool = Field(default=True, validation_alias="PAPERSEARCH_METRICS")
     # Who may read /metrics: client addresses (CIDRs, comma-separated), and/or a second gunicorn bind that

@@ -50,7 +50,8 @@ class Cluster:
             ES_WEB_USERNAME=self.web[0], ES_WEB_PASSWORD=self.web[1],
             PAPERSEARCH_ALIAS=alias,
             # Off unless a test turns it on (tests/integration/test_querylog*.py, the click beacon's browser test).
-            **({"PAPERSEARCH_QUERY_LOG": "off"} | overrides),
+            # The public address is the test client's own (Flask's test client says `Host: localhost`).
+            **({"PAPERSEARCH_QUERY_LOG": "off", "PAPERSEARCH_PUBLIC_URL": "http://localhost"} | overrides),
         )
 
 

@@ -31,7 +31,7 @@ QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the backgr
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import encoding, i18n, metrics, security
+    from webapp import caching, encoding, i18n, metrics, security, site
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import QueryIds
@@ -57,6 +57,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None,
                                           QueryIds(_signing_key(settings)))
 
+    site.init_app(app, settings.public_url, settings.allowed_hosts)
+    caching.init_app(app)
     i18n.init_app(app)  # first: later hooks (the 429 page) need the language
     # Before the limiter, so refused requests are timed too.
     metrics.init_app(app, settings.metrics, metrics.Access(metrics_networks(settings.metrics_allow),

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, g, request, url_for
 
 LANGUAGES = ("en", "zh")
 DEFAULT = "en"
@@ -99,6 +99,11 @@ def init_app(app: Flask) -> None:
 
 
 def url_with_lang(lang: str) -> str:
-    """This page's URL with every other parameter kept, in another language."""
+    """This page's URL with every other parameter kept, in another language. The path is built by the app
+    from the route the request matched, never copied from the request: `/%5Cevil.example` would otherwise
+    give `href="/\\evil.example?lang=zh"`, which browsers read as another site. A request that matched no
+    route (an error page) links to the home page."""
+    if request.url_rule is None or request.endpoint is None:
+        return url_for("ui.search", lang=lang)
     pairs = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
-    return f"{request.path}?{urlencode([*pairs, ('lang', lang)])}"
+    return f"{url_for(request.endpoint, **(request.view_args or {}))}?{urlencode([*pairs, ('lang', lang)])}"

@@ -31,9 +31,23 @@ from prometheus_client.mmap_dict import MmapedDict
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 ROUTE = "/metrics"
 UNMATCHED = "<unmatched>"  # 404s have no route; one label value keeps the label set bounded
+# Every label of a request's series comes from a fixed set, whatever the request says: its route's template
+# (or UNMATCHED), one of these methods (else OTHER), its status class. An invented method or path adds no
+# series (before, each invented method added one, kept until restart).
+METHODS = frozenset({"GET", "HEAD", "POST", "OPTIONS"})
+OTHER = "other"
+
+
+def method_label(method: str) -> str:
+    return method if method in METHODS else OTHER
+
+
+def status_label(status: int) -> str:
+    return f"{status // 100}xx" if 100 <= status <= 599 else OTHER
 
 HTTP_SECONDS = Histogram(
-    "papersearch_http_request_duration_seconds", "Requests by route, method and status (count and latency)",
+    "papersearch_http_request_duration_seconds",
+    "Requests by route template, method (GET, HEAD, POST, OPTIONS, other) and status class (2xx …) (count and latency)",
     ["route", "method", "status"], buckets=(.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10),
 )
 ES_SECONDS = Histogram(
@@ -49,7 +63,8 @@ FALLBACKS = Counter(
 RATE_LIMITED = Counter("papersearch_rate_limited_total", "Requests refused with 429 by the rate limit")
 CLICKS = Counter("papersearch_result_clicks_total", "Result clicks reported by the search page")
 EVENTS_REJECTED = Counter("papersearch_events_rejected_total",
-                          "Beacons refused (never written): cross_site, too_large, invalid, unknown_query, position",
+                          "Beacons refused (never written): media_type, cross_site, too_large, invalid, unknown_query, "
+                          "expired, position, paper",
                           ["reason"])
 QUERYLOG_WRITTEN = Counter("papersearch_querylog_written_total", "Query-log events stored in Elasticsearch")
 QUERYLOG_DROPPED = Counter("papersearch_querylog_dropped_total", "Query-log events dropped, by reason",
@@ -165,7 +180,8 @@ def init_app(app: Flask, enabled: bool, access: Access | None = None) -> None:
         start = g.pop("metrics_start", None)
         if start is not None:
             route = request.url_rule.rule if request.url_rule is not None else UNMATCHED
-            HTTP_SECONDS.labels(route, request.method, str(response.status_code)).observe(time.perf_counter() - start)
+            HTTP_SECONDS.labels(route, method_label(request.method),
+                                status_label(response.status_code)).observe(time.perf_counter() - start)
         if response.status_code == 429:
             RATE_LIMITED.inc()
         return response

@@ -119,16 +119,19 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                                       "content": {"application/json": {"schema": {"type": "object"}}}},
                               **not_utf8, **too_long, "429": limited}}},
             "/api/events": {"post": {
-                "operationId": "event", "summary": "What the search page reports with navigator.sendBeacon: a "
-                "followed result or a retyped query, for the query log (JSON, any content type)",
+                "operationId": "event", "summary": "What the search page reports: a followed result or a "
+                "retyped query, for the query log (application/json only; a click is stored once per query id "
+                "and position)",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
                     "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
-                              "400": _body("Not a valid event, not for a search this site served (its "
-                                           "signed query_id) or one of the results it showed, sent from "
-                                           "another site, or an address that is not valid UTF-8", "Error"),
-                              **too_long, "429": limited}}},
+                              "400": _body("Not a valid event, not for a search this site served less than "
+                                           "a day ago (its signed query_id) or one of the results it showed "
+                                           "(position and paper_id), sent from another site, or an address that "
+                                           "is not valid UTF-8", "Error"),
+                              **too_long, "415": _body("Not sent as application/json", "Error"),
+                              "429": limited}}},
             "/metrics": {"get": {
                 "operationId": "metrics",
                 "summary": "Prometheus metrics, to the addresses of PAPERSEARCH_METRICS_ALLOW (loopback by default) or "

@@ -109,26 +109,31 @@ class QueryLogWriter:
         return batch
 
     def _send(self, batch: list[querylog.Event]) -> None:
-        by_index: dict[str, list[dict]] = defaultdict(list)
+        by_index: dict[str, list[querylog.Event]] = defaultdict(list)
         for event in batch:
-            by_index[querylog.daily_index(self.base, event.timestamp)].append(querylog.document(event))
-        for index, docs in by_index.items():
+            by_index[querylog.daily_index(self.base, event.index_time())].append(event)
+        for index, events in by_index.items():
+            docs = [querylog.document(event) for event in events]
             try:
                 self._ensure_index(index)
                 operations: list[dict] = []
-                for doc in docs:
-                    operations += ({"create": {"_index": index}}, doc)
+                for event, doc in zip(events, docs, strict=True):
+                    doc_id = event.document_id()
+                    operations += ({"create": {"_index": index} | ({"_id": doc_id} if doc_id else {})}, doc)
                 response = self.client.bulk(operations=operations)
             except (ApiError, TransportError) as exc:
                 self._warn(UNAVAILABLE, "query log: cannot write to %s (%s); %d events dropped", index, exc, len(docs))
                 self._drop(len(docs), UNAVAILABLE)
                 continue
-            failed = [item["create"] for item in response["items"] if item["create"].get("error")]
+            # 409: an event with its own id stored already (a click sent twice): not a failure, not written again.
+            failed = [item["create"] for item in response["items"]
+                      if item["create"].get("error") and item["create"].get("status") != 409]
+            duplicates = sum(1 for item in response["items"] if item["create"].get("status") == 409)
             if failed:
                 self._warn(REJECTED, "query log: %d of %d events refused by %s, first: %s",
                            len(failed), len(docs), index, failed[0]["error"])
                 self._drop(len(failed), REJECTED)
-            self.on_written(len(docs) - len(failed))
+            self.on_written(len(docs) - len(failed) - duplicates)
 
     def _ensure_index(self, index: str) -> None:
         """Create the day's index with the shared mapping (a bulk alone would guess the mapping)."""

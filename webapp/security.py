@@ -1,7 +1,8 @@
 """Security headers on every response, and per-client rate limiting with Flask-Limiter.
 
 The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one moving window per client
-IP over every page and API route; static files and the health probes are exempt. Counts live in
+IP over every page and API route, each request weighed by its cost (WEIGHTS: an export, a sitemap or a feed
+counts as the searches it makes); static files and the health probes are exempt. Counts live in
 PAPERSEARCH_RATE_LIMIT_STORAGE: `memory://` counts per gunicorn worker, `redis://host:6379` once for all
 workers and hosts (see DECISIONS.md "Rate limiting with Flask-Limiter"). Behind a reverse proxy set
 PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
@@ -17,6 +18,8 @@ from flask import Flask, Response, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits import parse_many
+
+from webapp.controllers.list_params import EXPORT_MAX
 
 RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
 EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics")  # probes, scrapes, assets: never throttled
@@ -44,6 +47,22 @@ HEADERS = {
 }
 
 
+# What one request of a route costs in the limit, in searches: a list route does the work of many (DECISIONS.md
+# "The limiter weighs requests by their cost"). An export weighs in proportion to the papers it asks for.
+WEIGHTS = {"exports.export": 40, "crawlers.sitemap_xml": 40, "crawlers.sitemap_file": 40, "feeds.feed": 4}
+EXPORT_ENDPOINT = "exports.export"
+
+
+def cost() -> int:
+    """This request's weight in the rate limit (1 for a search, a page, a paper)."""
+    weight = WEIGHTS.get(request.endpoint or "", 1)
+    if request.endpoint == EXPORT_ENDPOINT:
+        limit = request.args.get("limit", "")
+        asked = int(limit) if limit.isdigit() and 0 < int(limit) <= EXPORT_MAX else EXPORT_MAX
+        weight = max(1, math.ceil(weight * asked / EXPORT_MAX))
+    return weight
+
+
 def rate_limit_spec(spec: str) -> str | None:
     """The limit in Flask-Limiter's syntax ("120/minute", "10/second", "1000/5minutes"), None when disabled."""
     if spec.strip().lower() in DISABLED:
@@ -68,7 +87,7 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
     if spec is not None:
         limiter = Limiter(
             get_remote_address, app=app, application_limits=[spec], storage_uri=storage_uri,
-            strategy="moving-window", headers_enabled=False,
+            strategy="moving-window", headers_enabled=False, application_limits_cost=cost,
             # Unknown URLs count too (Flask-Limiter skips requests without an endpoint by default).
             request_identifier=lambda: request.endpoint or "unmatched",
         )

@@ -16,7 +16,7 @@ from support import delete_alias_indices, loaded_alias
 from werkzeug.serving import make_server
 
 from papersearch import querylog
-from webapp import create_app
+from webapp import create_app, site
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -51,6 +51,7 @@ def serving(app: Flask) -> Iterator[str]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     url = f"http://127.0.0.1:{server.server_port}"
+    app.config[site.CONFIG_KEY] = url  # the public address is where it is served (PAPERSEARCH_PUBLIC_URL)
     with app.test_client() as client:
         # The first searches on a fresh alias warm the node's caches and can exceed the webapp's 2 s
         # timeout on a loaded machine; the browser tests start once a search answers.

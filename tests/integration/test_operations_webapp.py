@@ -77,7 +77,7 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     paper_id = re.search(r'data-paper-id="([^"]+)"', html).group(1)
     for body in (f'{{"type":"click","query_id":"{page_token}","position":1,"paper_id":"{paper_id}"}}',
                  f'{{"type":"retype","query_id":"{api["query_id"]}","previous_query_id":"{page_token}"}}'):
-        r = client.post("/api/events", data=body, content_type="text/plain;charset=UTF-8", environ_base=PRIVATE)
+        r = client.post("/api/events", data=body, content_type="application/json", environ_base=PRIVATE)
         assert r.status_code == 204, r.get_data(as_text=True)
 
     docs = stored(logged_app, admin, log_base)
@@ -104,7 +104,8 @@ def test_bad_beacons_are_refused_counted_and_never_written(logged_app, admin, lo
     served = client.get("/api/search?q=transformer&page=2&size=5").get_json()  # results 6 to 10
     assert len(served["hits"]) == 5
     token, qid = served["query_id"], uuid.uuid4().hex
-    forged = QueryIds(b"f" * 32).issue(qid, "page", 0, 10)  # well-formed, signed with another key
+    sixth = served["hits"][0]["id"]  # shown at position 6
+    forged = QueryIds(b"f" * 32).issue(qid, "page", 0, [sixth] * 10)  # well-formed, signed with another key
     widened = token.replace(".6.10.", ".1.100.")
     cases = {
         "not json": ("Invalid JSON", "invalid"),
@@ -119,30 +120,46 @@ def test_bad_beacons_are_refused_counted_and_never_written(logged_app, admin, lo
         f'{{"type":"retype","query_id":"{token}","previous_query_id":"{forged}"}}': ("not a search", "unknown_query"),
         f'{{"type":"click","query_id":"{token}","position":5,"paper_id":"p"}}': ("position", "position"),
         f'{{"type":"click","query_id":"{token}","position":11,"paper_id":"p"}}': ("position", "position"),
+        # The probe's: a paper the search did not show there, and a position as a string.
+        f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"ANY-STRING-<script>"}}': ("this paper",
+                                                                                                   "paper"),
+        f'{{"type":"click","query_id":"{token}","position":7,"paper_id":"{sixth}"}}': ("this paper", "paper"),
+        f'{{"type":"click","query_id":"{token}","position":"6","paper_id":"{sixth}"}}': ("position", "invalid"),
     }
     before = scrape(client)
     caplog.set_level(logging.DEBUG)
     caplog.clear()
     for body, (message, _) in cases.items():
-        r = client.post("/api/events", data=body, content_type="text/plain")
+        r = client.post("/api/events", data=body, content_type="application/json")
         assert r.status_code == 400, body
         assert message in r.get_json()["error"]["message"], (body, r.get_json())
-    cross_site = client.post("/api/events", headers={"Sec-Fetch-Site": "cross-site"},
-                             data=f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"p"}}')
-    assert cross_site.status_code == 400 and "another site" in cross_site.get_json()["error"]["message"]
+    good = f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"{sixth}"}}'
+    # Not JSON: what a cross-site form or a bare sendBeacon can send without a preflight.
+    media = [client.post("/api/events", data=good, content_type=kind) for kind in (
+        "text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x")]
+    media.append(client.post("/api/events", data=good))
+    assert [r.status_code for r in media] == [415] * 4
+    assert all(r.get_json()["error"]["code"] == "unsupported_media_type" for r in media)
+    cross_site = [client.post("/api/events", headers=headers, data=good, content_type="application/json")
+                  for headers in ({"Sec-Fetch-Site": "cross-site"}, {"Origin": "http://evil.example"},
+                                  {"Origin": "null"})]
+    assert [r.status_code for r in cross_site] == [400] * 3
+    assert all("another site" in r.get_json()["error"]["message"] for r in cross_site)
     assert client.get("/api/events").status_code == 405
     assert [r.getMessage() for r in caplog.records if r.name.startswith("webapp")] == []  # never logged
     after = scrape(client)
     rejected = "papersearch_events_rejected_total"
     expected = {reason: sum(1 for _, r in cases.values() if r == reason) for _, reason in cases.values()}
-    expected["cross_site"] = 1
+    expected["cross_site"] = 3
+    expected["media_type"] = 4
     assert {reason: value(after, rejected, reason=reason) - value(before, rejected, reason=reason)
             for reason in expected} == expected
     # Only the search was written, no refused beacon.
     assert [d["event"] for d in stored(logged_app, admin, log_base)] == ["search"]
     assert ids.verify(token) is not None  # the real one stays valid
-    ok = client.post("/api/events", data=f'{{"type":"click","query_id":"{token}","position":6,"paper_id":"p"}}')
-    assert ok.status_code == 204
+    own = client.post("/api/events", data=good, content_type="application/json",
+                      headers={"Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"})
+    assert own.status_code == 204, own.get_json()
 
 
 def test_metrics_only_to_allowed_addresses(cluster, sample_alias):
@@ -184,9 +201,9 @@ def test_metrics_count_requests_searches_and_elasticsearch_calls(cluster, sample
         return value(after, name, **labels) - value(before, name, **labels)
 
     requests = "papersearch_http_request_duration_seconds_count"
-    assert delta(requests, route="/api/search", method="GET", status="200") == 3
-    assert delta(requests, route="/", method="GET", status="200") == 1
-    assert delta(requests, route="<unmatched>", method="GET", status="404") == 1
+    assert delta(requests, route="/api/search", method="GET", status="2xx") == 3
+    assert delta(requests, route="/", method="GET", status="2xx") == 1
+    assert delta(requests, route="<unmatched>", method="GET", status="4xx") == 1
     assert delta("papersearch_searches_total", source="api") == 3
     assert delta("papersearch_searches_total", source="page") == 1
     assert delta("papersearch_zero_result_searches_total", source="api") == 1

@@ -22,7 +22,7 @@ from support import SAMPLE, build_alias, loaded_alias, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
-from webapp import create_app
+from webapp import create_app, security
 
 PAPERS = [
     {"id": "en-paper", "title": "Sparse attention for long documents", "title_zh": "长文档的稀疏注意力",
@@ -317,7 +317,12 @@ NEW_ROUTES = ["/feed?q=tokamak", "/opensearch.xml", "/api/opensearch/suggest?q=t
 
 
 def test_new_routes_keep_security_headers_and_the_rate_limit(cluster, tools_alias):
-    client = create_app(cluster.settings(tools_alias), rate_limit=f"{len(NEW_ROUTES)}/minute").test_client()
+    plain = create_app(cluster.settings(tools_alias), rate_limit="off")
+    budget = 0
+    for path in NEW_ROUTES:  # each weighs what it costs (webapp/security.py WEIGHTS)
+        with plain.test_request_context(path):
+            budget += security.cost()
+    client = create_app(cluster.settings(tools_alias), rate_limit=f"{budget}/minute").test_client()
     for path in NEW_ROUTES:
         r = client.get(path)
         r.close()  # a streamed body holds its request context until closed
@@ -345,8 +350,13 @@ def test_openapi_lists_the_new_routes_with_maxima(client):
     assert integers and all("maximum" in json.dumps(s) for _, _, s in integers), integers
 
 
-def test_absolute_urls_follow_a_trusted_proxy_only(cluster, tools_alias, client):
-    behind = create_app(cluster.settings(tools_alias, PAPERSEARCH_TRUSTED_PROXIES="1"), rate_limit="off").test_client()
+def test_absolute_urls_are_the_public_address_behind_a_proxy_or_not(cluster, tools_alias, client):
+    """PAPERSEARCH_PUBLIC_URL alone (DECISIONS.md "One public address, the site's own names"): not the scheme a
+    proxy forwards, trusted or not."""
+    behind = create_app(cluster.settings(tools_alias, PAPERSEARCH_TRUSTED_PROXIES="1",
+                                         PAPERSEARCH_PUBLIC_URL="https://papers.example.org"),
+                        rate_limit="off").test_client()
+    forwarded = {"X-Forwarded-Proto": "http", "X-Forwarded-For": "192.0.2.7"}
+    assert "Sitemap: https://papers.example.org/" in behind.get("/robots.txt", headers=forwarded).get_data(as_text=True)
     forwarded = {"X-Forwarded-Proto": "https", "X-Forwarded-For": "192.0.2.7"}
-    assert "Sitemap: https://localhost/" in behind.get("/robots.txt", headers=forwarded).get_data(as_text=True)
     assert "Sitemap: http://localhost/" in client.get("/robots.txt", headers=forwarded).get_data(as_text=True)

@@ -5,30 +5,39 @@ from __future__ import annotations
 import multiprocessing
 import re
 import stat
+import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from itsdangerous import TimestampSigner
 
 from papersearch import credentials, querylog
 from papersearch.settings import Settings
-from webapp.controllers.query_ids import TOKEN_PATTERN, Issued, QueryIds
+from webapp.controllers.events import MAX_BEACON_BYTES
+from webapp.controllers.query_ids import MAX_AGE, MAX_SHOWN, TOKEN_PATTERN, Expired, QueryIds
 
 KEY = b"k" * 32
+
+
+PAPERS = [f"paper-{i}" for i in range(11, 21)]
 
 
 def test_a_token_says_what_was_issued_and_nothing_else_passes():
     ids = QueryIds(KEY)
     query_id = querylog.new_query_id()
-    token = ids.issue(query_id, "page", offset=10, shown=10)
+    token = ids.issue(query_id, "page", offset=10, paper_ids=PAPERS)
     assert re.fullmatch(TOKEN_PATTERN, token) and token.startswith(f"{query_id}.page.11.20.")
     issued = ids.verify(token)
-    assert issued == Issued(query_id, "page", 11, 20)
+    assert (issued.query_id, issued.source, issued.first, issued.last) == (query_id, "page", 11, 20)
+    assert abs((datetime.now(UTC) - issued.issued_at).total_seconds()) < 60
     assert issued.shows(11) and issued.shows(20) and not issued.shows(10) and not issued.shows(21)
 
     body = token.rsplit(".", 1)[0]
     forged = [
         token.replace(".page.", ".api."),  # another source
         token.replace(".11.20.", ".1.100."),  # a wider range
+        token.replace(".11.20.", ".11.19."),  # marks that do not fit the range
         f"{querylog.new_query_id()}{token[32:]}",  # another search's id
         f"{body}.{'A' * 43}",  # a made-up signature
         body,  # no signature
@@ -38,9 +47,37 @@ def test_a_token_says_what_was_issued_and_nothing_else_passes():
     assert QueryIds(b"x" * 32).verify(token) is None  # another server's key
 
 
+def test_a_click_counts_only_for_the_paper_shown_at_its_position():
+    ids = QueryIds(KEY)
+    issued = ids.verify(ids.issue(querylog.new_query_id(), "page", offset=10, paper_ids=PAPERS))
+    assert [ids.shown_at(issued, 11 + i, pid) for i, pid in enumerate(PAPERS)] == [True] * 10
+    assert not ids.shown_at(issued, 12, PAPERS[0])  # shown, but elsewhere
+    assert not ids.shown_at(issued, 11, "ANY-STRING-<script>")  # the probe's id
+    assert not ids.shown_at(issued, 21, PAPERS[0])  # not a position shown
+
+
+def test_tokens_expire(monkeypatch):
+    ids = QueryIds(KEY)
+    fresh = ids.issue(querylog.new_query_id(), "page", offset=0, paper_ids=PAPERS)
+    now = int(time.time())
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: now - MAX_AGE - 5)
+    old = ids.issue(querylog.new_query_id(), "page", offset=0, paper_ids=PAPERS)
+    monkeypatch.undo()
+    assert ids.verify(fresh) is not None
+    with pytest.raises(Expired):
+        ids.verify(old)
+
+
 def test_a_search_without_results_gives_no_position():
-    issued = QueryIds(KEY).verify(QueryIds(KEY).issue(querylog.new_query_id(), "api", offset=0, shown=0))
+    issued = QueryIds(KEY).verify(QueryIds(KEY).issue(querylog.new_query_id(), "api", offset=0, paper_ids=[]))
     assert issued is not None and not issued.shows(1) and not issued.shows(0)
+
+
+def test_the_largest_page_fits_the_pattern_and_a_beacon():
+    ids = QueryIds(KEY)
+    token = ids.issue(querylog.new_query_id(), "api", offset=9_900, paper_ids=["p" * 512] * MAX_SHOWN)
+    click = f'{{"type":"click","query_id":"{token}","position":10000,"paper_id":"{"p" * 512}"}}'
+    assert re.fullmatch(TOKEN_PATTERN, token) and len(click.encode()) <= MAX_BEACON_BYTES
 
 
 def _read_key(path: str, start, queue) -> None:

@@ -35,10 +35,21 @@ def test_daily_index_names_round_trip_and_ignore_other_bases():
 
 
 def test_every_event_field_is_mapped():
+    """Every field a document carries (fields excluded from it, like a click's searched_at, are not stored)."""
     mapped = set(querylog.INDEX_BODY["mappings"]["properties"])
     for model in querylog.EVENT_MODELS.values():
-        fields = set(model.model_fields) | set(model.model_computed_fields)
+        fields = {name for name, info in model.model_fields.items() if not info.exclude}
+        fields |= set(model.model_computed_fields)
         assert fields <= mapped, (model.__name__, fields - mapped)
+
+
+def test_a_click_goes_to_its_search_day_under_an_id_of_its_own():
+    searched = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
+    click = querylog.ClickEvent(timestamp=searched + timedelta(minutes=5), query_id="a" * 32, position=3,
+                                paper_id="p", source="page", searched_at=searched)
+    assert querylog.daily_index("b", click.index_time()) == "b-2026.11.30"  # the search's day, not the click's
+    assert click.document_id() == f"click-{'a' * 32}-3"
+    assert "searched_at" not in querylog.document(click)
 
 
 def test_search_event_normalises_the_query_and_flags_zero_results():

@@ -3,9 +3,11 @@ and the search page's beacons (a result click, a query retyped soon after the pr
 
 Nothing identifying is recorded: no IP address, cookie or user agent (papersearch/querylog.py). With
 PAPERSEARCH_QUERY_LOG=off the counting stays and nothing is written. A beacon counts only for a search
-the site served: its query id must be one the site signed (controllers/query_ids.py), a click's position
-one of the results shown. Any other beacon is refused (400), counted in
-papersearch_events_rejected_total by reason, and never written or logged.
+the site served: JSON (415 otherwise), from the site's own pages (Sec-Fetch-Site, Origin when sent), with a
+query id the site signed less than a day ago (controllers/query_ids.py), a click at a position the search
+showed and for the paper it showed there, every field of its own type ("position": "1" is refused). Any
+other beacon is refused (400), counted in papersearch_events_rejected_total by reason, and never written or
+logged. A click is stored once per (query id, position), however often it is sent (papersearch/querylog.py).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from papersearch.index_definition import search_config
 from papersearch.text import MAX_ID_BYTES
 from webapp import metrics
 from webapp.controllers.params import ParamError
-from webapp.controllers.query_ids import TOKEN_PATTERN, Issued, QueryIds
+from webapp.controllers.query_ids import MAX_AGE, TOKEN_PATTERN, Expired, Issued, QueryIds
 from webapp.domain import SearchParams, SearchResult
 from webapp.querylog import QueryLogWriter
 
@@ -30,10 +32,16 @@ MAX_POSITION = SearchParams.deepest_page(search_config()["max_result_window"])
 QueryId = Annotated[str, Field(pattern=TOKEN_PATTERN, description="The search's `query_id`, as the site gave it")]
 # Browsers say where a request comes from (Sec-Fetch-Site); another site's page must not feed our query log.
 SAME_SITE = ("same-origin", "none")
+MEDIA_TYPE = "application/json"
+MAX_AGE_HOURS = MAX_AGE // 3600
+
+
+class WrongMediaType(ParamError):
+    status = 415
 
 
 class _Beacon(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     query_id: QueryId
 
 
@@ -84,10 +92,17 @@ class Recorder:
             fallbacks=result.fallbacks, did_you_mean=result.did_you_mean, lang=lang, source=source,
         )
         self.writer.submit(event)
-        result.query_id = self.query_ids.issue(event.query_id, source, p.offset, len(result.hits))
+        result.query_id = self.query_ids.issue(event.query_id, source, p.offset, [hit.id for hit in result.hits])
 
-    def beacon(self, body: bytes, fetch_site: str = "same-origin") -> None:
-        """One beacon from the search page (JSON); ParamError (counted, not written) when it is not one."""
+    def beacon(self, body: bytes, media_type: str = MEDIA_TYPE, fetch_site: str = "same-origin",
+               own_origin: bool = True) -> None:
+        """One beacon from the search page (JSON); ParamError (counted, not written) when it is not one.
+        `own_origin`: the request's Origin, when it has one, is this site's (webapp/site.py)."""
+        if media_type != MEDIA_TYPE:
+            metrics.EVENTS_REJECTED.labels("media_type").inc()
+            raise WrongMediaType("error.http.415")
+        if not own_origin:
+            raise _rejected("cross_site", "sent from another site")
         beacon, issued = self._accepted(body, fetch_site)
         if isinstance(beacon, ClickBeacon):
             metrics.CLICKS.inc()
@@ -95,7 +110,8 @@ class Recorder:
             return
         if isinstance(beacon, ClickBeacon):
             self.writer.submit(querylog.ClickEvent(query_id=issued[0].query_id, position=beacon.position,
-                                                   paper_id=beacon.paper_id, source=issued[0].source))
+                                                   paper_id=beacon.paper_id, source=issued[0].source,
+                                                   searched_at=issued[0].issued_at))
         else:
             self.writer.submit(querylog.RetypeEvent(query_id=issued[0].query_id, source=issued[0].source,
                                                     previous_query_id=issued[1].query_id))
@@ -113,12 +129,18 @@ class Recorder:
             where = ".".join(map(str, first["loc"])) or "body"
             raise _rejected("invalid", f"{where}: {first['msg']}"[:200]) from None
         tokens = [beacon.query_id] + ([beacon.previous_query_id] if isinstance(beacon, RetypeBeacon) else [])
-        issued = [self.query_ids.verify(token) for token in tokens]
+        try:
+            issued = [self.query_ids.verify(token) for token in tokens]
+        except Expired:
+            raise _rejected("expired", f"the search is more than {MAX_AGE_HOURS} hours old") from None
         if None in issued:
             raise _rejected("unknown_query", "not a search this site served")
         valid = typing.cast(list[Issued], issued)
-        if isinstance(beacon, ClickBeacon) and not valid[0].shows(beacon.position):
-            raise _rejected("position", "that search did not show a result at this position")
+        if isinstance(beacon, ClickBeacon):
+            if not valid[0].shows(beacon.position):
+                raise _rejected("position", "that search did not show a result at this position")
+            if not self.query_ids.shown_at(valid[0], beacon.position, beacon.paper_id):
+                raise _rejected("paper", "that search did not show this paper at this position")
         return beacon, valid
 
 

@@ -49,6 +49,10 @@ def export(service: SearchService, args: MultiDict, list_args: ListArgs) -> tupl
     return Export(fmt, hits), HTTPStatus.OK
 
 
+def index_version(service: SearchService) -> str:
+    return Listing(service).version()
+
+
 def sitemap(service: SearchService, per_file: int) -> tuple[Sitemap, int]:
     """One file while every paper fits into it, else an index of files."""
     listing = Listing(service)

@@ -29,7 +29,10 @@ from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation import FORMATS as CITATION_FORMATS
 
-MAX_FILTER_VALUES = 50  # per parameter; more is a malformed or hostile URL, not a person
+# Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
+# page (facets, chips, pagination), so the page grows with the square of their number: at 50 per parameter a
+# 4.9 KB URL bought 2.72 MB of HTML (DECISIONS.md "What one page echoes back").
+MAX_FILTER_VALUES = 10
 MAX_FILTER_LENGTH = 300
 # "Area > Subarea": something on both sides of the first separator. "Something" is not blank in Python's
 # sense nor in ECMA-262's, which the OpenAPI document's readers use: each counts characters as blank that the
@@ -40,7 +43,9 @@ SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*
 
 
 class ParamError(Exception):
-    """A bad request parameter. `key` names a translation; `values` fill it in."""
+    """A bad request parameter. `key` names a translation; `values` fill it in; answered with `status`."""
+
+    status = 400
 
     def __init__(self, key: str, **values: Any) -> None:
         super().__init__(key)

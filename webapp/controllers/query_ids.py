@@ -1,62 +1,102 @@
 """Query ids the site issues, signed, so that the query log takes clicks only for searches it served.
 
 A search the query log records gets a random id (papersearch/querylog.py, what the log stores). The page
-and the API hand it out as a token that also names where the search came from and the positions of the
-results it showed, signed with itsdangerous (Flask's own signing library: HMAC-SHA256 under the server's secret,
-PAPERSEARCH_SECRET_KEY, or the key generated once into .local/; papersearch/credentials.py):
+and the API hand it out as a token that also names where the search came from, the positions of the results
+it showed, a mark of each result's paper id, and when it was issued, signed with itsdangerous (Flask's own
+signing library: HMAC-SHA256 under the server's secret, PAPERSEARCH_SECRET_KEY, or the key generated once
+into .local/; papersearch/credentials.py):
 
-    <id>.<page|api>.<first>.<last>.<signature>     e.g. 3f…9c.page.11.20.Qm9…
+    <id>.<page|api>.<first>.<last>.<marks>.<time>.<signature>     e.g. 3f…9c.page.11.20.kM2….ZkX…Qm9…
 
-A click is accepted only with a token whose signature holds and a position from first to last; anything
-else is refused (DECISIONS.md "Clicks only for searches the site served").
+A click is accepted only with a token whose signature holds, issued less than MAX_AGE ago, at a position from
+first to last, for the paper the search showed there (its mark: a keyed hash of query id, position and paper
+id, MARK_CHARS characters each); anything else is refused (DECISIONS.md "Clicks only for searches the site
+served", "Click beacons: once each, for what was shown, for a day").
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
 import re
 import typing
 from dataclasses import dataclass
+from datetime import datetime
 
-from itsdangerous import BadSignature, Signer
+from itsdangerous import BadSignature, SignatureExpired, TimestampSigner
 
 from papersearch import querylog
+from papersearch.index_definition import search_config
 
 SALT = "papersearch.query-id"  # keys this signer's use of the secret apart from any other
+MARK_SALT = b"papersearch.result-mark"
+MARK_BYTES = 6  # a forged paper id must hit 48 bits of a keyed hash, online
+MARK_CHARS = 8  # MARK_BYTES in unpadded base64url
+MAX_AGE = 24 * 3600  # seconds a search's results can be clicked for the log
+MAX_SHOWN = max(int(s) for s in search_config()["page_sizes"])  # the largest page the API serves
 _ID, _SOURCES = querylog.QUERY_ID_PATTERN.strip("^$"), "|".join(typing.get_args(querylog.Source))
-TOKEN_PATTERN = rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.[A-Za-z0-9_-]{{43}}$"
+_B64 = "[A-Za-z0-9_-]"
+TOKEN_PATTERN = (rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.{_B64}{{0,{MAX_SHOWN * MARK_CHARS}}}"
+                 rf"\.{_B64}{{1,12}}\.{_B64}{{43}}$")
 _TOKEN = re.compile(TOKEN_PATTERN)
+
+
+class Expired(Exception):
+    """A token the site issued, too long ago."""
 
 
 @dataclass(frozen=True)
 class Issued:
-    """What a valid token says: the logged search and the positions of the results it showed (1-based,
-    over all pages; none when first > last)."""
+    """What a valid token says: the logged search, the positions of the results it showed (1-based, over all
+    pages; none when first > last), their marks, and when it was issued."""
 
     query_id: str
     source: querylog.Source
     first: int
     last: int
+    marks: str
+    issued_at: datetime
 
     def shows(self, position: int) -> bool:
         return self.first <= position <= self.last
 
+    def mark_at(self, position: int) -> str:
+        start = (position - self.first) * MARK_CHARS
+        return self.marks[start:start + MARK_CHARS]
+
 
 class QueryIds:
     def __init__(self, key: bytes) -> None:
-        self._signer = Signer(key, salt=SALT, sep=".", digest_method=hashlib.sha256)
+        self._signer = TimestampSigner(key, salt=SALT, sep=".", digest_method=hashlib.sha256)
+        self._mark_key = hashlib.sha256(MARK_SALT + key).digest()
 
-    def issue(self, query_id: str, source: querylog.Source, offset: int, shown: int) -> str:
-        """The token of a search whose results are positions offset+1 … offset+shown."""
-        return self._signer.sign(f"{query_id}.{source}.{offset + 1}.{offset + shown}").decode()
+    def mark(self, query_id: str, position: int, paper_id: str) -> str:
+        digest = hashlib.blake2b(f"{query_id}\n{position}\n{paper_id}".encode(), key=self._mark_key,
+                                 digest_size=MARK_BYTES).digest()
+        return base64.urlsafe_b64encode(digest).decode()
+
+    def issue(self, query_id: str, source: querylog.Source, offset: int, paper_ids: list[str]) -> str:
+        """The token of a search whose results, positions offset+1 … offset+len(paper_ids), are these papers."""
+        marks = "".join(self.mark(query_id, offset + 1 + i, pid) for i, pid in enumerate(paper_ids))
+        return self._signer.sign(f"{query_id}.{source}.{offset + 1}.{offset + len(paper_ids)}.{marks}").decode()
 
     def verify(self, token: str) -> Issued | None:
-        """What the token says, or None when the site did not issue it."""
+        """What the token says, None when the site did not issue it; Expired when it did, over MAX_AGE ago."""
         if not _TOKEN.fullmatch(token):
             return None
         try:
-            text = self._signer.unsign(token).decode()
+            value, issued_at = self._signer.unsign(token, max_age=MAX_AGE, return_timestamp=True)
+        except SignatureExpired:
+            raise Expired(token) from None
         except BadSignature:
             return None
-        query_id, source, first, last = text.split(".")
-        return Issued(query_id, typing.cast(querylog.Source, source), int(first), int(last))
+        query_id, source, first, last, marks = value.decode().split(".")
+        if len(marks) != max(0, int(last) - int(first) + 1) * MARK_CHARS:
+            return None
+        return Issued(query_id, typing.cast(querylog.Source, source), int(first), int(last), marks, issued_at)
+
+    def shown_at(self, issued: Issued, position: int, paper_id: str) -> bool:
+        """The search showed this paper at this position."""
+        return issued.shows(position) and hmac.compare_digest(issued.mark_at(position),
+                                                             self.mark(issued.query_id, position, paper_id))

@@ -10,6 +10,7 @@ from webapp.controllers.events import MAX_BEACON_BYTES
 from webapp.routes import recorder, request_args, search_config, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
+from webapp.site import origin_allowed
 from webapp.views.links import SearchLinks
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
@@ -27,9 +28,11 @@ def search():
 
 @blueprint.post("/events")
 def events():
-    """The search page's beacons (navigator.sendBeacon): a result click or a retyped query, as JSON."""
+    """The search page's beacons (a keepalive fetch): a result click or a retyped query, as JSON."""
     body = request.stream.read(MAX_BEACON_BYTES + 1)  # never more than a beacon can be
-    recorder().beacon(body, request.headers.get("Sec-Fetch-Site", "same-origin"))
+    origin = request.headers.get("Origin")
+    recorder().beacon(body, request.mimetype, request.headers.get("Sec-Fetch-Site", "same-origin"),
+                      own_origin=origin is None or origin_allowed(origin))
     return "", 204
 
 

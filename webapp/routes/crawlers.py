@@ -1,4 +1,5 @@
-"""For crawlers: robots.txt and the sitemap of paper pages, streamed from the index (webapp/services/listing.py).
+"""For crawlers: robots.txt and the sitemap of paper pages, from the index (webapp/services/listing.py), each
+sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
 
 /sitemap.xml is one file while every paper fits into one (MAX_URLS, the protocol's 50,000), else an index
 of /sitemap-papers.xml files, each starting after the paper id the index gives it.
@@ -6,22 +7,27 @@ of /sitemap-papers.xml files, each starting after the paper id the index gives i
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, request, stream_with_context, url_for
+from flask import Blueprint, Response, current_app, request, url_for
 
 from webapp.controllers import listing as controller
+from webapp.controllers.versioned_cache import VersionedCache
 from webapp.routes import service
 from webapp.routes.feeds import list_args, paper_url
 from webapp.serializers import robots, sitemap
+from webapp.site import external_url
 
 blueprint = Blueprint("crawlers", __name__)
 LIMIT_KEY = "SITEMAP_MAX_URLS"  # app.config: URLs per sitemap file (tests lower it)
+CACHE_KEY = "crawler_cache"  # app.extensions: the sitemaps of the current index version
 
 
 @blueprint.record_once
 def _setup(state) -> None:
     state.app.config.setdefault(LIMIT_KEY, sitemap.MAX_URLS)
+    state.app.extensions[CACHE_KEY] = VersionedCache()
 
 
 def _per_file() -> int:
@@ -34,26 +40,35 @@ def robots_txt():
     papers = url_for("ui.paper", paper_id="-")[:-1]
     search = url_for("ui.search")
     text = robots.robots_txt(allow=[papers], disallow=[f"{search}?*page=", "/api/", url_for("feeds.feed")],
-                             sitemap=url_for("crawlers.sitemap_xml", _external=True))
+                             sitemap=external_url("crawlers.sitemap_xml"))
     return Response(text, content_type=robots.MEDIA_TYPE)
 
 
-def _stream(pieces) -> Response:
-    return Response(stream_with_context(controller.until_failure(pieces, "sitemap")),
-                    content_type=sitemap.MEDIA_TYPE)
+def _xml(key: tuple, build: Callable[[], Iterable[str]]) -> Response:
+    """The sitemap `key` of this index version: built whole (a failure is a clean 503), kept per version."""
+    cache: VersionedCache = current_app.extensions[CACHE_KEY]
+    body = cache.get(controller.index_version(service()), (*key, _per_file()),
+                     lambda: "".join(build()).encode())
+    return Response(body, content_type=sitemap.MEDIA_TYPE)
 
 
 @blueprint.get("/sitemap.xml")
 def sitemap_xml():
-    found, _ = controller.sitemap(service(), _per_file())
-    if found.ids is not None:
-        return _stream(sitemap.urlset((paper_url(p.id), p.added) for p in found.ids))
-    files = url_for("crawlers.sitemap_file", _external=True)
-    return _stream(sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
-                                 for after in found.starts))
+    def build() -> Iterable[str]:
+        found, _ = controller.sitemap(service(), _per_file())
+        if found.ids is not None:
+            return sitemap.urlset((paper_url(p.id), p.added) for p in found.ids)
+        files = external_url("crawlers.sitemap_file")
+        return sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
+                             for after in found.starts)
+    return _xml(("sitemap",), build)
 
 
 @blueprint.get("/sitemap-papers.xml")
 def sitemap_file():
-    ids, _ = controller.sitemap_file(service(), request.args, list_args(), _per_file())
-    return _stream(sitemap.urlset((paper_url(p.id), p.added) for p in ids))
+    after = list_args().sitemap_after(request.args)
+
+    def build() -> Iterable[str]:
+        ids, _ = controller.sitemap_file(service(), request.args, list_args(), _per_file())
+        return sitemap.urlset((paper_url(p.id), p.added) for p in ids)
+    return _xml(("file", after), build)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 
 from flask import Flask, Response, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import HTTPException, SecurityError
 
 from webapp import i18n
 from webapp.controllers.params import ParamError
@@ -19,8 +19,9 @@ log = logging.getLogger(__name__)
 
 JSON_PREFIXES = ("/api/", "/healthz", "/readyz", "/metrics")
 RETRY_AFTER_UNAVAILABLE = 5  # seconds; the webapp's Elasticsearch timeout is 2 s, a node restart takes longer
-CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 414: "uri_too_long",
-         429: "too_many_requests", 500: "internal_error", 503: "unavailable"}
+CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
+         411: "length_required", 413: "content_too_large", 414: "uri_too_long", 415: "unsupported_media_type",
+         429: "too_many_requests", 431: "headers_too_large", 500: "internal_error", 503: "unavailable"}
 
 
 def wants_json() -> bool:
@@ -59,7 +60,7 @@ def unavailable(key: str = "error.unavailable", retry_after: int = RETRY_AFTER_U
 def init_app(app: Flask) -> None:
     @app.errorhandler(ParamError)
     def _bad_param(exc: ParamError) -> Response:
-        return error_response(400, exc.key, **exc.values)
+        return error_response(exc.status, exc.key, **exc.values)
 
     @app.errorhandler(BadQuery)
     def _bad_query(exc: BadQuery) -> Response:
@@ -69,6 +70,18 @@ def init_app(app: Flask) -> None:
     def _unavailable(exc: SearchUnavailable) -> Response:
         log.warning("search unavailable: %s", exc)
         return unavailable()
+
+    @app.errorhandler(SecurityError)
+    def _unknown_host(exc: SecurityError) -> Response:
+        """A Host that is not one of the site's names (webapp/site.py): no URL can be built for it, so no page
+        either; a short answer in English."""
+        message = i18n.translate("en", "error.unknown_host")
+        if wants_json():
+            response = jsonify(to_json.error(400, CODES[400], message))
+        else:
+            response = Response(f"400 Bad Request: {message}", mimetype="text/plain")
+        response.status_code = 400
+        return response
 
     @app.errorhandler(HTTPException)
     def _http(exc: HTTPException) -> Response:

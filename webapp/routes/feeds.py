@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, request, url_for
+from flask import Blueprint, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 
 from webapp import i18n
@@ -20,6 +20,7 @@ from webapp.serializers import export as export_formats
 from webapp.serializers import json as to_json
 from webapp.serializers.coins import to_coins
 from webapp.serializers.highwire import Meta
+from webapp.site import absolute, external_url
 from webapp.views import facets
 from webapp.views.links import SearchLinks, suggestion_url
 
@@ -36,7 +37,7 @@ def list_args() -> ListArgs:
 
 
 def paper_url(paper_id: str) -> str:
-    return url_for("ui.paper", paper_id=paper_id, _external=True)
+    return external_url("ui.paper", paper_id=paper_id)
 
 
 @blueprint.app_context_processor
@@ -68,8 +69,8 @@ def feed():
     named = [result.params.q] if result.params.q else []
     named += [label for _, _, label in facets.selected_filters(result, config, lang)]
     info = atom.FeedInfo(
-        url=links.elsewhere(url_for("feeds.feed", _external=True), default_sort=FEED_SORT),
-        page_url=links.elsewhere(url_for("ui.search", _external=True)),
+        url=links.elsewhere(external_url("feeds.feed"), default_sort=FEED_SORT),
+        page_url=links.elsewhere(external_url("ui.search")),
         title=i18n.t("feed.title", search=" · ".join(named)) if named else i18n.t("feed.title_all"),
         subtitle=i18n.t("feed.subtitle"), lang="zh-CN" if lang == "zh" else "en", site=i18n.t("site.name"),
         untitled=i18n.t("paper.untitled", start="{start}"))
@@ -86,11 +87,11 @@ def opensearch_description():
     document = opensearch.Description(
         short_name=i18n.t("site.name"), description=i18n.t("site.tagline"),
         language="zh-CN" if lang == "zh" else "en",
-        search=f"{url_for('ui.search', _external=True)}?{terms}{with_lang}",
-        suggestions=f"{url_for('feeds.opensearch_suggestions', _external=True)}?{terms}",
-        feed=f"{url_for('feeds.feed', _external=True)}?{terms}{with_lang}",
-        self_url=url_for("feeds.opensearch_description", lang=lang, _external=True),
-        icon=url_for("static", filename="favicon.svg", _external=True))
+        search=f"{external_url('ui.search')}?{terms}{with_lang}",
+        suggestions=f"{external_url('feeds.opensearch_suggestions')}?{terms}",
+        feed=f"{external_url('feeds.feed')}?{terms}{with_lang}",
+        self_url=external_url("feeds.opensearch_description", lang=lang),
+        icon=external_url("static", filename="favicon.svg"))
     return conditional(Response(opensearch.description(document), content_type=opensearch.DESCRIPTION_TYPE))
 
 
@@ -98,7 +99,6 @@ def opensearch_description():
 def opensearch_suggestions():
     """The completions of /api/suggest in the OpenSearch suggestions format, for the browser's search bar."""
     (prefix, found), status = controller.suggestions(service(), request.args, request_args())
-    root = request.host_url.rstrip("/")
-    completions = [(s.text, i18n.t(f"suggest.kind.{s.kind}"), root + suggestion_url(s)) for s in found]
+    completions = [(s.text, i18n.t(f"suggest.kind.{s.kind}"), absolute(suggestion_url(s))) for s in found]
     return Response(to_json.encode(opensearch.suggestions(prefix, completions)), status,
                     content_type=opensearch.SUGGESTIONS_TYPE)

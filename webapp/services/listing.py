@@ -56,6 +56,18 @@ class Listing:
 
     # --- every paper id ----------------------------------------------------------------------------------
 
+    def version(self) -> str:
+        """What changes whenever the papers behind the alias do: the concrete index (a reindex swaps it), the
+        count and the highest sequence number (an `add` or a delete in place). One search of one hit."""
+        body = {"size": 1, "sort": [{"_seq_no": "desc"}], "_source": False, "track_total_hits": True,
+                "query": {"match_all": {}}}
+        with es_errors(self.service.alias, "version"):
+            response = self.service.client.search(index=self.service.alias, body=body,
+                                                  filter_path="hits.total.value,hits.hits._index,hits.hits.sort")
+        hits = response.get("hits", {})
+        top = (hits.get("hits") or [{}])[0]
+        return f"{top.get('_index', '')}:{hits.get('total', {}).get('value', 0)}:{(top.get('sort') or [''])[0]}"
+
     def count(self) -> int:
         with es_errors(self.service.alias, "count"):
             return int(self.service.client.count(index=self.service.alias)["count"])

@@ -1,0 +1,167 @@
+"""What the second security probe found (issue 37), in process against a real alias: absolute URLs from the public
+address and the Host header checked, Cache-Control on every route, /metrics labels from fixed sets, links built
+from the app's own paths, clicks stored once, sitemaps cached per index version, the limiter weighing requests by
+their cost, and a cap on what a page echoes back. (The server side — slow clients, gunicorn's forwarded headers —
+is tests/integration/test_slow_clients.py.)
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import timedelta
+from urllib.parse import urlencode
+
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from support import SAMPLE, loaded_alias
+
+from indexer.querylog_report import build
+from webapp import caching, create_app
+
+PUBLIC = "https://papers.example.org"
+EVIL = "evil.example"
+# Every route whose answer holds absolute URLs, and how to ask for it.
+ABSOLUTE = ["/opensearch.xml", "/robots.txt", "/sitemap.xml", "/feed?q=learning", "/api/opensearch/suggest?q=lea",
+            "/api//search?q=x"]
+
+
+@pytest.fixture(scope="module")
+def public_app(cluster, web_alias):
+    """The site behind its public address (the test client's own name, localhost, still allowed)."""
+    return create_app(cluster.settings(web_alias, PAPERSEARCH_PUBLIC_URL=PUBLIC), rate_limit="off")
+
+
+def urls_in(response) -> list[str]:
+    text = response.get_data(as_text=True) + " " + response.headers.get("Location", "")
+    return re.findall(r"https?://[^\s\"'<>]+", text)
+
+
+def test_a_foreign_host_is_refused_and_absolute_urls_are_the_public_ones(public_app, client):
+    web = public_app.test_client()
+    paper = client.get("/api/search?q=learning").get_json()["hits"][0]["id"]
+    for path in [*ABSOLUTE, f"/paper/{paper}", "/"]:
+        refused = web.get(path, headers={"Host": EVIL})
+        assert refused.status_code == 400, path
+        assert EVIL not in refused.get_data(as_text=True) and refused.headers["Cache-Control"] == "no-store"
+        if path == "/":
+            continue  # no absolute URL on the page; refused all the same
+        answered = web.get(path, headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": EVIL})
+        assert answered.status_code in (200, 308), path
+        urls = urls_in(answered)
+        assert any(u.startswith(f"{PUBLIC}/") for u in urls), (path, urls)
+        assert not [u for u in urls if "localhost" in u or EVIL in u], (path, urls)
+    assert web.get("/api//search?q=x").headers["Location"] == f"{PUBLIC}/api/search?q=x"
+    article = re.search(r'"@id": ?"([^"]+)"', web.get(f"/paper/{paper}").get_data(as_text=True)).group(1)
+    assert article == f"{PUBLIC}/paper/{paper}"
+    assert web.get("/api/search", headers={"Host": "localhost:8000"}).status_code == 200  # names, not ports
+
+
+def test_every_route_says_how_it_may_be_cached(app, client):
+    rules = {rule.endpoint for rule in app.url_map.iter_rules()}
+    assert rules <= set(caching.POLICY), sorted(rules - set(caching.POLICY))  # a new route must say
+    paper = client.get("/api/search?q=learning").get_json()["hits"][0]["id"]
+    expected = {"/": "private, no-cache", "/api/search?q=x": "private, no-cache", f"/paper/{paper}": caching.SHORT,
+                "/api/suggest?q=lea": caching.SHORT, "/robots.txt": caching.CRAWLERS, "/sitemap.xml": caching.CRAWLERS,
+                "/opensearch.xml": caching.CRAWLERS, "/feed": caching.FEED, "/api/export?limit=2": caching.SHORT,
+                "/healthz": "no-store", "/metrics": "no-store", "/no/such/page": "no-store", "/?page=0": "no-store",
+                "/static/style.css": "public, max-age=3600"}
+    got = {path: client.get(path).headers.get("Cache-Control") for path in expected}
+    assert got == expected
+    vary = client.get("/").headers["Vary"]
+    assert "Accept-Language" in vary and "Cookie" in vary and "Host" not in vary  # URLs no longer follow Host
+
+
+def series(client) -> set[tuple]:
+    text = client.get("/metrics").get_data(as_text=True)
+    return {(s.name, tuple(sorted(s.labels.items()))) for family in text_string_to_metric_families(text)
+            for s in family.samples}
+
+
+def test_invented_methods_and_paths_add_no_metric_series(app, client):
+    for method, path in (("SECPROBEA", "/zz"), ("GET", "/zz/0"), ("POST", "/"), ("GET", "/paper/made-up")):
+        client.open(path, method=method)  # every label value these can reach exists from here on
+    before = series(client)
+    statuses = {client.open(f"/probe/{i}/{'x' * (i % 7)}", method=f"SECPROBE{chr(65 + i % 26)}{i}").status_code
+                for i in range(300)}
+    statuses |= {client.get(f"/paper/made-up-{i}").status_code for i in range(50)}
+    assert statuses <= {404, 405}
+    assert series(client) == before
+
+
+def test_the_language_link_of_a_404_stays_on_the_site(client):
+    html = client.get("/%5Cevil.example").get_data(as_text=True)
+    link = re.search(r'<nav class="lang-switch"[^>]*>\s*<a href="([^"]+)"', html).group(1)
+    assert link == "/?lang=zh"  # before: "/\\evil.example?lang=zh", another site to a browser
+    page = client.get("/?q=graph&area=Deep+Learning").get_data(as_text=True)
+    link = re.search(r'<nav class="lang-switch"[^>]*>\s*<a href="([^"]+)"', page).group(1)
+    assert link == "/?q=graph&amp;area=Deep+Learning&amp;lang=zh"
+
+
+def test_a_click_sent_again_is_stored_once(cluster, sample_alias, admin, query_log_base):
+    app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on",
+                                      PAPERSEARCH_QUERY_LOG_INDEX=query_log_base), rate_limit="off")
+    client = app.test_client()
+    try:
+        served = client.get("/api/search?q=learning").get_json()
+        token, first = served["query_id"], served["hits"][0]["id"]
+        beacon = {"type": "click", "query_id": token, "position": 1, "paper_id": first}
+        assert {client.post("/api/events", json=beacon).status_code for _ in range(30)} == {204}  # the probe's
+        assert client.post("/api/events", json=beacon | {"position": 2, "paper_id": served["hits"][1]["id"]}
+                           ).status_code == 204
+        assert app.extensions["recorder"].writer.flush(30)
+        admin.indices.refresh(index=f"{query_log_base}-*")
+        clicks = admin.search(index=f"{query_log_base}-*", query={"term": {"event": "click"}})["hits"]["hits"]
+        assert sorted(h["_source"]["position"] for h in clicks) == [1, 2]
+        assert build(cluster.client("indexer"), query_log_base, timedelta(days=1), source="api").clicks == 2
+    finally:
+        app.extensions["recorder"].writer.close()
+
+
+def test_sitemaps_are_built_once_per_index_version(cluster, admin):
+    with loaded_alias(cluster, "paperstest_sitemaps", [SAMPLE]) as (alias, _):
+        app = create_app(cluster.settings(alias), rate_limit="off")
+        app.config["SITEMAP_MAX_URLS"] = 25  # an index of two files
+        client, cache = app.test_client(), app.extensions["crawler_cache"]
+        files = re.findall(r"<loc>http://localhost(/sitemap-papers\.xml[^<]*)</loc>",
+                           client.get("/sitemap.xml").get_data(as_text=True))
+        first = [client.get(f.replace("&amp;", "&")).get_data() for f in files]
+        builds = cache.builds
+        assert builds == 3 and [client.get(f.replace("&amp;", "&")).get_data() for f in files] == first
+        assert client.get("/sitemap.xml").status_code == 200 and cache.builds == builds  # kept
+        # A paper added in place (papersearch-admin add): a new version, built anew, with the paper.
+        concrete = next(iter(admin.indices.get_alias(name=alias)))
+        admin.index(index=concrete, id="added-later", document={"id": "added-later", "title": "Added later"},
+                    refresh=True)
+        after = "".join(client.get(f.replace("&amp;", "&")).get_data(as_text=True) for f in files)
+        assert cache.builds > builds and "/paper/added-later<" in after
+
+
+def test_the_limiter_weighs_exports_sitemaps_and_feeds(cluster, web_alias):
+    client = create_app(cluster.settings(web_alias), rate_limit="120/minute").test_client()
+    assert [client.get("/api/export?q=learning").status_code for _ in range(4)] == [200, 200, 200, 429]
+    client = create_app(cluster.settings(web_alias), rate_limit="120/minute").test_client()
+    assert [client.get("/sitemap.xml").status_code for _ in range(4)] == [200, 200, 200, 429]
+    client = create_app(cluster.settings(web_alias), rate_limit="120/minute").test_client()
+    assert {client.get("/feed").status_code for _ in range(30)} == {200}
+    assert client.get("/feed").status_code == 429
+    client = create_app(cluster.settings(web_alias), rate_limit="120/minute").test_client()
+    small = [client.get("/api/export?q=learning&limit=10").status_code for _ in range(10)]  # weighs what it asks
+    assert small == [200] * 10 and client.get("/api/search?q=x").status_code == 200
+
+
+def test_a_small_url_cannot_buy_megabytes(client):
+    """The probe's 4.9 KB URL (300 Chinese characters, 50 values each of area, subarea, venue, year) returned
+    2.72 MB of HTML; at most 10 values per parameter now, and a page at the limits stays small."""
+    q = ("图神经网络的推理加速方法研究" * 30)[:300]
+
+    def url(n: int) -> str:
+        pairs = [("q", q), *[("area", f"Area {i}") for i in range(n)],
+                 *[("subarea", f"Area {i} > Sub {i}") for i in range(n)], *[("venue", f"Venue {i}") for i in range(n)],
+                 *[("year", str(2000 + i)) for i in range(n)]]
+        return "/?" + urlencode(pairs)
+
+    probe = client.get(url(50))
+    assert probe.status_code == 400 and len(probe.data) < 20_000
+    assert "at most 10" in probe.get_data(as_text=True)
+    at_limit = client.get(url(10))
+    assert at_limit.status_code == 200 and len(at_limit.data) < 500_000

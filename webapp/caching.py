@@ -1,0 +1,57 @@
+"""Cache-Control of every response, by route: one table, so that a shared cache in front (and the browser) knows
+what it may keep, and a new route must say (tests/integration/test_site_hardening.py fails on a route missing
+here). A route that sets Cache-Control itself keeps its own.
+
+Responses vary by language (Vary: Accept-Language, Cookie; webapp/i18n.py) and never by Host: every absolute
+URL comes from the public address (webapp/site.py). Errors, redirects and anything per visitor are not stored.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, Response, request
+
+NO_STORE = "no-store"
+# Pages and answers that carry a query id signed for this response (webapp/controllers/query_ids.py): kept by
+# the browser for Back, never by a shared cache (every visitor would share one id, and its clicks).
+PER_VISITOR = "private, no-cache"
+SHORT = "public, max-age=300"  # a paper, a suggestion, an export: changes only with the index
+CRAWLERS = "public, max-age=3600"  # robots.txt, sitemaps, OpenSearch, the API document
+FEED = "public, max-age=600"
+
+POLICY: dict[str, str] = {
+    "ui.search": PER_VISITOR,
+    "api.search": PER_VISITOR,
+    "ui.paper": SHORT,
+    "api.paper": SHORT,
+    "api.citation": SHORT,
+    "api.suggest": SHORT,
+    "api.openapi_document": CRAWLERS,
+    "api.events": NO_STORE,
+    "feeds.feed": FEED,
+    "feeds.opensearch_description": CRAWLERS,
+    "feeds.opensearch_suggestions": SHORT,
+    "exports.export": SHORT,
+    "crawlers.robots_txt": CRAWLERS,
+    "crawlers.sitemap_xml": CRAWLERS,
+    "crawlers.sitemap_file": CRAWLERS,
+    "health.healthz": NO_STORE,
+    "health.readyz": NO_STORE,
+    "metrics": NO_STORE,
+    "static": "",  # Flask's own: public, max-age=SEND_FILE_MAX_AGE_DEFAULT, with an ETag
+}
+
+
+def policy(endpoint: str | None, status: int) -> str:
+    """The Cache-Control of a response ("" leaves it to the route)."""
+    if status >= 300 and status != 304:
+        return NO_STORE
+    return POLICY.get(endpoint or "", NO_STORE)
+
+
+def init_app(app: Flask) -> None:
+    @app.after_request
+    def _cache_control(response: Response) -> Response:
+        value = policy(request.endpoint, response.status_code)
+        if value and "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = value
+        return response
