@@ -258,7 +258,7 @@ def test_feeds_answer_304_until_they_change(cluster, alias, tmp_path):
     client = create_app(cluster.settings(alias), rate_limit="off").test_client()
     first = client.get("/feed?q=coil")
     etag, modified = first.headers["ETag"], first.headers["Last-Modified"]
-    assert first.status_code == 200 and first.headers["Cache-Control"] == "public, max-age=300"
+    assert first.status_code == 200 and first.headers["Cache-Control"] == "public, max-age=600"
     assert client.get("/feed?q=coil", headers={"If-None-Match": etag}).status_code == 304
     same = client.get("/feed?q=coil", headers={"If-Modified-Since": modified})
     assert same.status_code == 304 and same.data == b""

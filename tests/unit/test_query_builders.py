@@ -41,11 +41,21 @@ def test_boosted_fields_come_from_config():
     assert "title^6" in ALL_FIELDS and "abstract" in ALL_FIELDS and "abstract.exact^0.5" in ALL_FIELDS
 
 
-def test_short_term_is_one_multi_match_scored_across_fields():
+def test_short_term_is_one_multi_match_scored_across_the_text_fields():
+    topics = CONFIG["field_aliases"]["topic"]
     assert wq.term_clause("gan", CONFIG) == {"multi_match": {
-        "query": "gan", "type": "cross_fields", "fields": ALL_FIELDS, "operator": "and",
-        "tie_breaker": CONFIG["word_tie_breaker"],
-        "zero_terms_query": "all"}}
+        "query": "gan", "type": "cross_fields", "fields": [f for f in ALL_FIELDS if f.split("^")[0] not in topics],
+        "operator": "and", "tie_breaker": CONFIG["word_tie_breaker"], "zero_terms_query": "all"}}
+
+
+def test_a_word_in_a_topic_label_adds_a_constant_beside_the_text():
+    word = bodies.text_query(["gan"], [], CONFIG)
+    assert word == {"bool": {"should": [wq.term_clause("gan", CONFIG), wq.topic_lift("gan", CONFIG)],
+                             "minimum_should_match": 1}}
+    lift = wq.topic_lift("图神经网络", CONFIG)["constant_score"]
+    assert lift["boost"] == CONFIG["topic_boost"]["zh"] and wq.topic_lift("gan", CONFIG)["constant_score"][
+        "boost"] == CONFIG["topic_boost"]["en"]
+    assert lift["filter"]["multi_match"]["fields"] == CONFIG["field_aliases"]["topic"]
 
 
 def test_relaxed_term_needs_most_of_its_tokens():
@@ -83,7 +93,6 @@ def test_four_letter_words_are_forgiven_typos_in_author_names_only():
 
 def test_text_clause_requires_every_word():
     assert bodies.text_query([], [], CONFIG) is None
-    assert bodies.text_query(["gan"], [], CONFIG) == wq.term_clause("gan", CONFIG)
     many = bodies.text_query(["v", "w", "x", "y", "z"], [], CONFIG)
     assert len(many["bool"]["should"]) == 5
     assert many["bool"]["minimum_should_match"] == 5
@@ -95,7 +104,10 @@ def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
     names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
     assert names == ["word:0", "word:1", "word:2"]
     single = bodies.text_query(["大豆制浆"], [], CONFIG, relaxed=True)
-    assert single["multi_match"]["_name"] == "word:0" and single["multi_match"]["operator"] == "or"
+    assert single["bool"]["_name"] == "word:0"
+    typed, lift = single["bool"]["should"]
+    assert typed["multi_match"]["operator"] == "or"
+    assert lift["constant_score"]["filter"]["multi_match"]["operator"] == "or"
 
 
 def test_proximity_boost():

@@ -8,6 +8,7 @@ from webapp import i18n
 from webapp.controllers import search as controller
 from webapp.routes import recorder, request_args, search_config, service
 from webapp.serializers.bibtex import to_bibtex
+from webapp.site import external_url
 from webapp.views import facets
 from webapp.views.links import SearchLinks, page_description, results_url
 
@@ -33,5 +34,5 @@ def paper(paper_id: str):
     return render_template(
         "paper.html", config=search_config(), bibtex=to_bibtex(hit), description=page_description(hit),
         # one address for every ?lang= variant (the language follows the reader, not the URL)
-        canonical_url=url_for("ui.paper", paper_id=hit.id, _external=True),
+        canonical_url=external_url("ui.paper", paper_id=hit.id),
         back_url=results_url(request.referrer, request.host, url_for("ui.search")), **data), status

@@ -50,17 +50,21 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
 
 
 def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = False) -> Query:
-    """One search-box word: all its tokens must match (relaxed: most of them), each in any field; with its
-    typo fallback on `typos` fields.
+    """One search-box word: all its tokens must match (relaxed: most of them), each in any text field or in the
+    paper's topic labels (topic_lift, beside it); with its typo fallback on `typos` fields.
 
-    cross_fields blends each token's document frequency over the fields of one analyzer, so a word is
-    as common in the short topic and author fields as it is in the abstracts; with per-field statistics
-    "neural" in a topic outweighed a rare word of the abstract (see DECISIONS.md "Words scored across
-    fields").
+    cross_fields blends each token's document frequency over the fields of one analyzer, so a word is as common
+    in the short author fields as it is in the abstracts (DECISIONS.md "Words scored across fields"). A topic
+    label is the same for every paper of the topic: a match there adds a constant (topic_boost) beside the
+    word's score in the paper's own text, so the topic's papers come first and their own words order them
+    (DECISIONS.md "Ranking: topic labels lift, never order").
     """
+    topics = set(config["field_aliases"]["topic"])
+    fields = config["query_fields"]
     exact: Query = {
         "multi_match": {
-            "query": term, "type": "cross_fields", "fields": boosted(config["query_fields"]),
+            "query": term, "type": "cross_fields",
+            "fields": boosted({f: b for f, b in fields.items() if f not in topics}),
             "operator": "and", "tie_breaker": config["word_tie_breaker"],
             # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
             "zero_terms_query": "all",
@@ -69,9 +73,19 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
         exact["multi_match"].update(operator="or",
                                     minimum_should_match=config["relaxation"]["term_minimum_should_match"])
-    if not typos:
-        return exact
-    return any_of([exact, fuzzy_clause(term, typos, config)])
+    return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+
+
+def topic_lift(term: str, config: dict, relaxed: bool = False) -> Query:
+    """The word in the paper's topic labels: a constant (topic_boost, by the word's script: a Chinese word on an
+    English paper has its bilingual labels as its only match in the paper's own language) beside what the
+    words score in the paper's text, never the best of them."""
+    topics = config["field_aliases"]["topic"]
+    match: Query = {"multi_match": {"query": term, "type": "best_fields", "fields": topics, "operator": "and"}}
+    if relaxed:
+        match["multi_match"].update(operator="or",
+                                    minimum_should_match=config["relaxation"]["term_minimum_should_match"])
+    return {"constant_score": {"filter": match, "boost": config["topic_boost"]["zh" if has_cjk(term) else "en"]}}
 
 
 def fuzzy_clause(term: str, typos: Typos, config: dict) -> Query:
@@ -121,10 +135,12 @@ def _typed(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
 def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
     typed = _typed(word, text, config, fuzzy)
     if word.concept:
-        return concept_query(word.concept, typed, config, word.share)
-    if word.inside:
-        return any_of([typed, _inside_query(word, config)])
-    return typed
+        clause = concept_query(word.concept, typed, config, word.share)
+    elif word.inside:
+        clause = any_of([typed, _inside_query(word, config)])
+    else:
+        clause = typed
+    return any_of([clause, topic_lift(word.text, config, text.relaxed)])
 
 
 def _inside_query(word: Word, config: dict) -> Query:

@@ -198,7 +198,8 @@ class Search:
             return None, None
         typos: Fuzzy = True if self.core else self.typo_words(unknown)
         check = self.check(corrected) if corrected else None
-        if not (self.too_few(as_typed) and self.can_relax(bool(typos))):
+        # On a core index the first request was typo-tolerant already: typos alone are no reason to relax.
+        if not (self.too_few(as_typed) and self.can_relax(bool(typos) and not self.core)):
             return None, check
         return self.relaxed(typos), check
 
