@@ -121,7 +121,9 @@ def render_backup(report: BackupReport, args: argparse.Namespace) -> str:
              f"  {_size(report.total_bytes)} ({_size(report.added_bytes)} new in the repository), "
              f"{report.seconds:.1f} s"]
     if args.keep:
-        lines.append(f"retention (older than {args.keep.days} days, at least {args.keep_at_least} kept): deleted "
+        hours = int(args.keep.total_seconds() // 3600)
+        span = f"{hours // 24} days" if hours % 24 == 0 else f"{hours} hours"
+        lines.append(f"retention (older than {span}, at least {args.keep_at_least} kept): deleted "
                      f"{len(report.deleted)}{': ' + ', '.join(report.deleted) if report.deleted else ''}")
     return "\n".join(lines)
 

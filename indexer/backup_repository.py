@@ -63,7 +63,8 @@ class Repository:
     registered_now: bool = False  # by this command: a new or rebuilt cluster
 
     def describe(self) -> str:
-        return f"{self.name} ({self.type} at {self.path or self.location})"
+        where = self.path or self.location
+        return f"{self.name} ({self.type}{' at ' + where if where else ''})"
 
 
 def _reason(exc: ApiError) -> str:
