@@ -24,7 +24,7 @@ from support import ROOT, SAMPLE, build_alias, gunicorn, synthetic, visit
 
 from indexer import backup, operations, restore, versions
 from indexer import backup_repository as repos
-from indexer.backup_repository import ensure
+from indexer.backup_repository import BackupError, ensure
 from indexer.build_lock import BuildLock
 from papersearch import index_definition
 
@@ -158,11 +158,11 @@ def test_restore_refuses_another_sites_backup_and_one_taken_by_hand(cluster, ali
         assert named.returncode == 1
         assert f"snapshot {made.name!r} is a backup of site {other!r}, not of {alias!r}" in named.stderr
         assert f"--alias {other} restores that site" in named.stderr
-        newest = run_admin(cluster, alias, "restore", "--yes", **shared)
-        assert newest.returncode == 1
-        assert f"no complete backup of site {alias!r}" in newest.stderr and f"backups of {other}" in newest.stderr
-        by_hand = run_admin(cluster, alias, "restore", "--yes", "by-hand", **shared)
-        assert by_hand.returncode == 1 and "was not taken by papersearch-admin backup" in by_hand.stderr
+        settings = cluster.settings(alias, PAPERSEARCH_BACKUP_REPOSITORY=f"{other}_backups")
+        with pytest.raises(BackupError, match=rf"no complete backup of site '{alias}' .*backups of {other}"):
+            restore.restore(cluster.client("indexer"), settings, progress=False)
+        with pytest.raises(BackupError, match="'by-hand' was not taken by papersearch-admin backup"):
+            restore.restore(cluster.client("indexer"), settings, "by-hand", progress=False)
         assert versions.live_index(admin, alias) == live
         assert [v.name for v in versions.versions(admin, alias)] == [live]  # nothing restored beside it
     finally:
