@@ -58,7 +58,7 @@ def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
                         {"names": log, "privileges": ["create_doc", "create_index"]}],
         },
         # The indexer creates versioned indices, writes, swaps aliases and deletes old versions; it reads
-        # the query log (report) and deletes its old daily indices (prune), never writes it.
+        # the query log (report) and deletes its old daily indices (prune); appending is the backup role's.
         WRITER_ROLE: {
             "cluster": ["monitor"],
             "indices": [{"names": papers, "privileges": ["all"]},
