@@ -65,9 +65,9 @@ def report(cluster: Cluster) -> dict:
 def test_a_lost_disk_comes_back_from_the_backup(node: LocalNode, tmp_path: Path) -> None:
     before_site = site(node)
     es = before_site.client("admin")
-    first = synthetic(tmp_path / "first.jsonl", 600)
+    first = synthetic(tmp_path / "first.jsonl", 300)
     build_alias(before_site, ALIAS, [SAMPLE, first])
-    build_alias(before_site, ALIAS, [SAMPLE, first, synthetic(tmp_path / "later.jsonl", 100, prefix="later")])
+    build_alias(before_site, ALIAS, [SAMPLE, first, synthetic(tmp_path / "later.jsonl", 50, prefix="later")])
     results = found(SearchService(before_site.client("web"), ALIAS))  # which also warms the new node up
     with gunicorn(before_site, ALIAS, tmp_path / "gunicorn.log", workers=2, PAPERSEARCH_QUERY_LOG="on") as (_, base):
         assert visit(base, SEARCHES, CLICKS) == len(CLICKS)
