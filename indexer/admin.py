@@ -7,6 +7,9 @@
   status            alias → index, versions and counts, analysis profile, cluster health, build lock
   prune             delete old versions beyond --keep and leftovers of killed builds
   report            what people searched for and did not find (the query log); querylog prune
+  backup            snapshot the site (versions, alias, query log) into its repository; --keep 30d retention
+  backups           the site's snapshots: when, how big, what each holds
+  restore           a backup back, beside the live site, then the alias switches (or into an empty cluster)
 
 Exit status: 0 ok; 1 failed; 2 bad usage; 3 finished but some records were rejected or failed
 (allow that with --allow-rejects).
@@ -22,7 +25,7 @@ import signal
 import sys
 from pathlib import Path
 
-from indexer import querylog_admin
+from indexer import backup_admin, querylog_admin
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REJECTS = 0, 1, 2, 3
 
@@ -53,6 +56,7 @@ def _parser() -> argparse.ArgumentParser:
     cmd.add_argument("--keep", type=int, help="complete versions to keep, the live one included")
     cmd.add_argument("--yes", action="store_true")
     querylog_admin.add_parsers(sub)
+    backup_admin.add_parsers(sub)
     return parser
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from indexer import operations, querylog_admin, versions
+from indexer import backup_admin, operations, querylog_admin, versions
 from indexer.admin import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
+from indexer.backup_repository import BackupError
 from indexer.build_lock import BuildLock, LockBusy
 from indexer.loader import WritesBlocked
 from indexer.prepare import Producer
@@ -84,6 +85,8 @@ def run(args: argparse.Namespace, settings: Settings, producer: Producer | None 
         return _load_command(client, settings, args, producer)
     if args.command in ("report", "querylog"):
         return querylog_admin.run(args, settings, client, _confirm)
+    if args.command in ("backup", "backups", "restore"):
+        return backup_admin.run(args, settings, client, _confirm)
     if args.command == "delete":
         if not _confirm(f"delete {len(args.ids)} papers from {alias}?", args.yes):
             return EXIT_FAILED
@@ -134,7 +137,7 @@ def run_command(args: argparse.Namespace, producer: Producer | None = None) -> i
         print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
     except LockBusy as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)
-    except (operations.BuildFailed, LookupError) as exc:
+    except (operations.BuildFailed, LookupError, BackupError) as exc:
         print(f"papersearch-admin: {exc}", file=sys.stderr)
     except WritesBlocked as exc:
         kept = "; the alias was not changed" if args.command == "reindex" else ""

@@ -25,7 +25,7 @@ SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all 
 _SOURCE_NAMES = {"page": "search page only", "api": "API only", "all": "search page and API"}
 
 
-def _duration(text: str) -> timedelta:
+def duration(text: str) -> timedelta:
     from indexer.querylog_report import parse_duration
 
     try:
@@ -36,14 +36,14 @@ def _duration(text: str) -> timedelta:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     cmd = sub.add_parser("report", help="what people searched for, and did not find (the query log)")
-    cmd.add_argument("--since", type=_duration, default=timedelta(days=7), help="how far back (default 7d)")
+    cmd.add_argument("--since", type=duration, default=timedelta(days=7), help="how far back (default 7d)")
     cmd.add_argument("--source", choices=SOURCES, default="page",
                      help="the search page's events (default), the API's, or all")
     cmd.add_argument("--json", action="store_true")
     cmd = sub.add_parser("querylog", help="manage the query log's daily indices")
     actions = cmd.add_subparsers(dest="querylog_command", required=True)
     prune = actions.add_parser("prune", help="delete the daily indices older than --older-than")
-    prune.add_argument("--older-than", type=_duration, required=True, help="e.g. 90d")
+    prune.add_argument("--older-than", type=duration, required=True, help="e.g. 90d")
     prune.add_argument("--yes", action="store_true")
 
 

@@ -1,8 +1,9 @@
 """What people searched for and did not find: the query log summarised (`papersearch-admin report`).
 
 Reads the daily query-log indices (papersearch/querylog.py) with the indexer's identity, which may
-read them but not write them. Everything but the retyped queries is one aggregation request; retypes
-join each `retype` event with the two searches it links (by query id) to compare their queries and times.
+read them, not change them (it may only append, for restores). Everything but the retyped queries is one
+aggregation request; retypes join each `retype` event with the two searches it links (by query id) to compare
+their queries and times.
 By default only what came from the search page counts (`source`: the API is for programs, and fuzzers);
 click positions are summarised by their median, which one outlier cannot move.
 """

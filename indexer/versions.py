@@ -6,14 +6,17 @@ verified, so a build that dies half-way leaves searches on the old index.
 
 from __future__ import annotations
 
+import logging
 import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from elasticsearch import Elasticsearch
+from elasticsearch import ApiError, Elasticsearch
 
 from papersearch import index_definition
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -140,5 +143,28 @@ def prune(client: Elasticsearch, alias: str, keep: int) -> list[str]:
             continue
         doomed.append(v.name)
     if doomed:
-        client.indices.delete(index=",".join(doomed))
+        try:
+            client.indices.delete(index=",".join(doomed))
+        except ApiError as exc:
+            if _error_type(exc) != "snapshot_in_progress_exception":
+                raise
+            return _delete_unless_in_a_snapshot(client, doomed)
     return doomed
+
+
+def _error_type(exc: ApiError) -> str:
+    return (exc.info.get("error") or {}).get("type", "") if isinstance(exc.info, dict) else ""
+
+
+def _delete_unless_in_a_snapshot(client: Elasticsearch, names: list[str]) -> list[str]:
+    """A backup running now refuses the deletion of what it copies: those wait for the next prune."""
+    deleted = []
+    for name in names:
+        try:
+            client.indices.delete(index=name)
+            deleted.append(name)
+        except ApiError as exc:
+            if _error_type(exc) != "snapshot_in_progress_exception":
+                raise
+            log.warning("kept %s for now: a backup is taking a snapshot of it (the next prune deletes it)", name)
+    return deleted

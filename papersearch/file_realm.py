@@ -17,7 +17,7 @@ import os
 import secrets
 from pathlib import Path
 
-from papersearch.security import ROLE_OF_USER, role_bodies
+from papersearch.security import ROLES_OF_USER, role_bodies
 
 # One of the costs Elasticsearch's Hasher accepts (1000, 10000, 50000, 100000, 500000, 1000000);
 # verified once per cache period, not per request.
@@ -69,7 +69,8 @@ def render(directory: Path, passwords: dict[str, str], index_patterns: list[str]
               for user, password in passwords.items()}
     by_role: dict[str, list[str]] = {}
     for user in passwords:
-        by_role.setdefault(ROLE_OF_USER[user], []).append(user)
+        for role in ROLES_OF_USER[user]:
+            by_role.setdefault(role, []).append(user)
     return {
         "users": "".join(f"{user}:{value}\n" for user, value in hashes.items()),
         "users_roles": "".join(f"{role}:{','.join(users)}\n" for role, users in by_role.items()),

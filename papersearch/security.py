@@ -1,6 +1,6 @@
 """Roles and users of the stack, created idempotently with a superuser's client.
 
-`role_bodies` is the one definition of both roles: the local node writes it into the file realm's
+`role_bodies` is the one definition of the roles: the local node writes it into the file realm's
 roles.yml (papersearch/localnode), a real cluster gets it through the security API (below).
 """
 
@@ -14,6 +14,7 @@ from papersearch import credentials, querylog
 
 READER_ROLE = "papersearch_reader"
 WRITER_ROLE = "papersearch_writer"
+BACKUP_ROLE = "papersearch_backup"
 
 _LUCENE_RESERVED = set('.?+*|{}[]()"\\#@&<>~')
 
@@ -57,16 +58,28 @@ def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
                         {"names": log, "privileges": ["create_doc", "create_index"]}],
         },
         # The indexer creates versioned indices, writes, swaps aliases and deletes old versions; it reads
-        # the query log (report) and deletes its old daily indices (prune), never writes it.
+        # the query log (report) and deletes its old daily indices (prune); appending is the backup role's.
         WRITER_ROLE: {
             "cluster": ["monitor"],
             "indices": [{"names": papers, "privileges": ["all"]},
                         {"names": log, "privileges": ["read", "delete_index"]}],
         },
+        # papersearch-admin backup, backups and restore (DECISIONS.md "Backup privileges"): snapshot and
+        # repository actions are cluster-wide, so only the ones the commands use, by action name; on its own
+        # enough for the commands (checks, the alias switch, merging restored query-log entries by id).
+        BACKUP_ROLE: {
+            "cluster": ["monitor", "create_snapshot", "cluster:admin/repository/put",
+                        "cluster:admin/repository/verify", "cluster:admin/snapshot/delete",
+                        "cluster:admin/snapshot/restore"],
+            "indices": [{"names": papers, "privileges": ["read", "view_index_metadata", "manage", "write"]},
+                        {"names": log, "privileges": ["read", "view_index_metadata", "monitor", "maintenance",
+                                                      "create_doc", "delete_index"]}],
+        },
     }
 
 
-ROLE_OF_USER = {credentials.WEB: READER_ROLE, credentials.INDEXER: WRITER_ROLE}
+# The indexer's user runs every papersearch-admin command, backups included.
+ROLES_OF_USER = {credentials.WEB: (READER_ROLE,), credentials.INDEXER: (WRITER_ROLE, BACKUP_ROLE)}
 
 
 def ensure_roles_and_users(
@@ -76,5 +89,5 @@ def ensure_roles_and_users(
     patterns = index_patterns or ["papers*"]
     for name, body in role_bodies(patterns).items():
         admin.security.put_role(name=name, **body)
-    for user, role in ROLE_OF_USER.items():
-        admin.security.put_user(username=user, password=passwords[user], roles=[role])
+    for user, roles in ROLES_OF_USER.items():
+        admin.security.put_user(username=user, password=passwords[user], roles=list(roles))

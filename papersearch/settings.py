@@ -84,6 +84,11 @@ class Settings(BaseSettings):
     query_log: bool = Field(default=True, validation_alias="PAPERSEARCH_QUERY_LOG")
     query_log_index: str = Field(default=querylog.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
                                  pattern=querylog.BASE_RE)
+    # papersearch-admin backup/backups/restore: the site's snapshot repository, registered on first use as an
+    # fs repository at the location (relative: under the node's path.repo). Empty: "<alias>_backups" at "<alias>".
+    backup_repository: str = Field(default="", validation_alias="PAPERSEARCH_BACKUP_REPOSITORY",
+                                   pattern=r"^([a-z0-9][a-z0-9_-]*)?$")
+    backup_location: str = Field(default="", validation_alias="PAPERSEARCH_BACKUP_LOCATION")
     log_format: Literal["text", "json"] = Field(default="text", validation_alias="PAPERSEARCH_LOG_FORMAT")
     # The webapp's signing secret (query ids, webapp/controllers/query_ids.py): the same on every worker and
     # host; without it one is generated once into .local/secret-key.
@@ -99,6 +104,10 @@ class Settings(BaseSettings):
     def _networks(cls, value: str) -> str:
         metrics_networks(value)  # a typo must stop the start, not open or close /metrics unnoticed
         return value
+
+    def repository(self) -> tuple[str, str]:
+        """The backup repository's name and fs location."""
+        return self.backup_repository or f"{self.alias}_backups", self.backup_location or self.alias
 
     def urls(self) -> list[str]:
         """The nodes to talk to; the clients spread requests over them and retry on another one."""

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
 from papersearch import credentials, file_realm
-from papersearch.security import READER_ROLE, WRITER_ROLE, ensure_roles_and_users
+from papersearch.security import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
@@ -212,8 +212,10 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
 
 def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
     patterns = ", ".join(config.index_patterns)
-    say(f"roles {READER_ROLE} (read {patterns}) and {WRITER_ROLE} (write {patterns}) are in place")
-    say(f"users {credentials.WEB} ({READER_ROLE}) and {credentials.INDEXER} ({WRITER_ROLE}) can log in")
+    say(f"roles {READER_ROLE} (read {patterns}), {WRITER_ROLE} (write {patterns}) and {BACKUP_ROLE} "
+        f"(snapshots of {patterns}) are in place")
+    say(f"users {credentials.WEB} ({READER_ROLE}) and {credentials.INDEXER} ({WRITER_ROLE}, {BACKUP_ROLE}) "
+        "can log in")
 
 
 def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,

@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 from elasticsearch import Elasticsearch
 from support import (
+    DISASTER_INSTANCE,
+    FAILOVER_INSTANCE,
     SAMPLE,
     Cluster,
     build_alias,
     delete_alias_indices,
     loaded_alias,
-    start_failover_cluster_in_background,
+    start_in_background,
     write_jsonl,
 )
 
@@ -33,10 +35,12 @@ from papersearch import credentials
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """The failover tests' 3-node cluster starts now, in the background, so that its minute of JVM
-    start-up overlaps the rest of the suite instead of adding to it."""
+    """The failover tests' 3-node cluster and the disaster tests' node start now, in the background, so that
+    their JVMs' start-up overlaps the rest of the suite instead of adding to it."""
     if any(item.get_closest_marker("failover") for item in session.items):
-        start_failover_cluster_in_background()
+        start_in_background(FAILOVER_INSTANCE, 3)
+    if any(item.get_closest_marker("disaster") for item in session.items):
+        start_in_background(DISASTER_INSTANCE, 1, PAPERSEARCH_NODE_HEAP="512m")
 
 
 def _docker(*args: str) -> bool:

@@ -56,6 +56,7 @@ def elasticsearch_container(image: str, timeout: float = 420) -> Iterator[Cluste
             "-e", "ELASTIC_PASSWORD_FILE=/run/secrets/ELASTIC_PASSWORD", "-e", "discovery.type=single-node",
             "-e", "xpack.security.enabled=true", "-e", "xpack.security.http.ssl.enabled=false",
             "-e", "xpack.security.transport.ssl.enabled=false", "-e", f"ES_JAVA_OPTS=-Xms{HEAP} -Xmx{HEAP}",
+            "-e", "path.repo=/usr/share/elasticsearch/snapshots",  # as in the Docker stack: backups work
             image,
         ], check=True, capture_output=True, text=True, timeout=120)
         port = subprocess.run(["docker", "port", name, "9200/tcp"], check=True, capture_output=True, text=True,

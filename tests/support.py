@@ -6,6 +6,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -193,29 +194,60 @@ def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int, rate_li
     }, log_path, workers)
 
 
-# --- the 3-node local cluster of the failover tests -------------------------------------------------------------
+# --- local instances of their own, started in the background when the session begins -----------------------------
 
-FAILOVER_INSTANCE = "failover"
-_failover_start: subprocess.Popen | None = None
+FAILOVER_INSTANCE = "failover"  # the failover tests' 3-node cluster
+DISASTER_INSTANCE = "disaster"  # the backup tests' node whose disk is lost (test_zz_backup_disaster.py)
+_background_starts: dict[str, subprocess.Popen] = {}
+
+
+def instance_env(instance: str = FAILOVER_INSTANCE, **extra: str) -> dict[str, str]:
+    return os.environ | {"PAPERSEARCH_NODE_INSTANCE": instance, **extra}
 
 
 def failover_env() -> dict[str, str]:
-    return os.environ | {"PAPERSEARCH_NODE_INSTANCE": FAILOVER_INSTANCE}
+    return instance_env(FAILOVER_INSTANCE)
 
 
-def start_failover_cluster_in_background() -> None:
-    """Begin `papersearch-node start --nodes 3` for the failover tests while the rest of the suite runs."""
-    global _failover_start
+def start_in_background(instance: str, nodes: int, **env: str) -> None:
+    """Begin `papersearch-node start --nodes N` of `instance` while the rest of the suite runs."""
     from papersearch.paths import local_dir
 
-    log = local_dir() / "failover-start.log"
+    log = local_dir() / f"{instance}-start.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("w") as sink:
-        _failover_start = subprocess.Popen(
-            [str(Path(sys.executable).with_name("papersearch-node")), "start", "--nodes", "3"],
-            cwd=ROOT, env=failover_env(), stdout=sink, stderr=subprocess.STDOUT, start_new_session=True)
+        _background_starts[instance] = subprocess.Popen(
+            [str(Path(sys.executable).with_name("papersearch-node")), "start", "--nodes", str(nodes)],
+            cwd=ROOT, env=instance_env(instance, **env), stdout=sink, stderr=subprocess.STDOUT,
+            start_new_session=True)
+
+
+def wait_started(instance: str, timeout: float = 600) -> None:
+    if instance in _background_starts:
+        _background_starts[instance].wait(timeout)
 
 
 def wait_failover_start(timeout: float = 600) -> None:
-    if _failover_start is not None:
-        _failover_start.wait(timeout)
+    wait_started(FAILOVER_INSTANCE, timeout)
+
+
+# --- a visitor of the search page ---------------------------------------------------------------------------------
+
+
+def visit(base: str, searches: dict[str, int], clicks: list[int]) -> int:
+    """Page searches (query → how often), each followed by a result click at the next of `clicks` (through the
+    page's beacon, with the query id the page handed out); the number of clicks sent."""
+    positions = iter(clicks)
+    sent = 0
+    with requests.Session() as http:
+        for query, times in searches.items():
+            for _ in range(times):
+                page = http.get(f"{base}/", params={"q": query}, timeout=20)
+                assert page.status_code == 200
+                token = re.search(r'data-query-id="([^"]+)"', page.text).group(1)
+                papers = re.findall(r'data-paper-id="([^"]+)"', page.text)
+                position = next(positions)
+                beacon = {"type": "click", "query_id": token, "position": position, "paper_id": papers[position - 1]}
+                assert http.post(f"{base}/api/events", json=beacon, timeout=20).status_code == 204
+                sent += 1
+    return sent

@@ -37,6 +37,9 @@ class NodeConfig(BaseSettings):
     # A second, independent local cluster beside the project's own (own state file, node folders and
     # cluster name; the download, plugin and credentials are shared). The failover tests use one.
     instance: str = Field(default="", pattern=r"^[a-z0-9-]*$")
+    # The snapshot repository folder (path.repo) of every node; empty: <home>/snapshots (<home>/snapshots-<instance>),
+    # which `reset` keeps. A shared filesystem's mount keeps backups off this disk (docs/operations.md "Backups").
+    snapshots: str = ""
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, dotenv_settings,
@@ -92,6 +95,13 @@ class NodeConfig(BaseSettings):
             digest = hashlib.sha256(str(PROJECT_ROOT).encode()).hexdigest()[:12]
             home = Path("/var/lib/papersearch") / digest
         return home
+
+
+    def snapshots_dir(self) -> Path:
+        if self.snapshots:
+            path = Path(self.snapshots)
+            return path if path.is_absolute() else PROJECT_ROOT / path
+        return self.resolved_home() / ("snapshots" + (f"-{self.instance}" if self.instance else ""))
 
 
 def world_traversable(path: Path) -> bool:

@@ -178,6 +178,10 @@ class LocalNode:
             taken.add(proc.transport_port or 0)
         node_cert = certs.ensure(self.es_home, env) if cluster else None
         fresh = not any(p.data.exists() and any(p.data.iterdir()) for p in procs)
+        repo = self.cfg.snapshots_dir()
+        repo.mkdir(parents=True, exist_ok=True)
+        if not repo.is_relative_to(self.home):
+            self.user.chown(repo)
         for proc in starting:
             for folder in (proc.conf, proc.data, proc.logs):
                 folder.mkdir(parents=True, exist_ok=True)
@@ -190,13 +194,11 @@ class LocalNode:
             settings = topology.node_settings(
                 cluster_name=self.cfg.cluster_name, node_name=proc.name, host=self.cfg.host,
                 http_port=proc.http_port, transport_port=proc.transport_port, data=proc.data, logs=proc.logs,
-                repo=self._cluster_dir() / "snapshots", seed_hosts=seeds,
+                repo=repo, seed_hosts=seeds,
                 initial_masters=[p.name for p in procs] if cluster and fresh else None)
             settings["thread_pool.search.size"] = self.cfg.search_threads_for(len(procs))
             (proc.conf / "elasticsearch.yml").write_text(topology.render(settings))
             proc.write_jvm_options(self.cfg.heap_for(len(procs)))
-        if cluster:
-            (self._cluster_dir() / "snapshots").mkdir(parents=True, exist_ok=True)
         self.user.chown(self.home)
 
     # -- life cycle ----------------------------------------------------------------------------

@@ -17,7 +17,7 @@ from papersearch import credentials
 from papersearch.file_realm import roles_yaml
 from papersearch.localnode.distribution import ProvisionError
 from papersearch.localnode.runas import NodeUser
-from papersearch.security import ROLE_OF_USER, role_bodies
+from papersearch.security import ROLES_OF_USER, role_bodies
 
 # Files a node needs to authenticate the same users as every other node.
 FILES = ("elasticsearch.keystore", "users", "users_roles", "roles.yml")
@@ -45,12 +45,12 @@ def ensure(es_home: Path, user: NodeUser, env: dict[str, str]) -> None:
     (conf / "roles.yml").write_text(roles)
     tool = str(es_home / "bin" / "elasticsearch-users")
     existing = subprocess.run(user.wrap([tool, "list"]), env=env, capture_output=True, text=True).stdout
-    for name, role in ROLE_OF_USER.items():
+    for name, roles in ROLES_OF_USER.items():
         known = any(line.split(":")[0].strip() == name for line in existing.splitlines())
         if known:
-            steps = [["passwd", name, "-p", passwords[name]], ["roles", name, "-a", role]]
+            steps = [["passwd", name, "-p", passwords[name]], ["roles", name, "-a", ",".join(roles)]]
         else:
-            steps = [["useradd", name, "-p", passwords[name], "-r", role]]
+            steps = [["useradd", name, "-p", passwords[name], "-r", ",".join(roles)]]
         for step in steps:
             proc = subprocess.run(user.wrap([tool, *step]), env=env, capture_output=True, text=True)
             if proc.returncode != 0:

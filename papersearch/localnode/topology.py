@@ -46,6 +46,8 @@ def node_settings(*, cluster_name: str, node_name: str, host: str, http_port: in
         "http.port": http_port,
         "path.data": str(data),
         "path.logs": str(logs),
+        # Every topology has a snapshot repository folder (papersearch-admin backup registers it on first use).
+        "path.repo": str(repo),
     }
     if seed_hosts is None:
         settings.update({
@@ -57,7 +59,7 @@ def node_settings(*, cluster_name: str, node_name: str, host: str, http_port: in
             "xpack.security.transport.ssl.enabled": False,
         })
     else:
-        settings.update({**CLUSTER_SETTINGS, "transport.port": transport_port, "path.repo": str(repo),
+        settings.update({**CLUSTER_SETTINGS, "transport.port": transport_port,
                          "discovery.seed_hosts": seed_hosts})
         if initial_masters:
             # Only for a cluster's very first start; a cluster that has formed ignores it (and a node that

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import random
-import re
 import statistics
 import subprocess
 import uuid
@@ -33,7 +32,7 @@ from pathlib import Path
 import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-from support import BIN, delete_alias_indices, gunicorn
+from support import BIN, delete_alias_indices, gunicorn, visit
 
 from indexer.querylog_report import Report, build
 from papersearch.querylog import DEFAULT_BASE
@@ -56,24 +55,6 @@ class Fuzzed:
     everything: Report
 
 
-def visit(base: str) -> int:
-    """The scripted visitor: page searches, each followed by a result click (through the page's beacon)."""
-    positions = iter(CLICKS)
-    clicks = 0
-    with requests.Session() as http:
-        for query, times in VISITOR.items():
-            for _ in range(times):
-                page = http.get(f"{base}/", params={"q": query}, timeout=20)
-                assert page.status_code == 200
-                token = re.search(r'data-query-id="([^"]+)"', page.text).group(1)
-                papers = re.findall(r'data-paper-id="([^"]+)"', page.text)
-                position = next(positions)
-                beacon = {"type": "click", "query_id": token, "position": position, "paper_id": papers[position - 1]}
-                assert http.post(f"{base}/api/events", json=beacon, timeout=20).status_code == 204
-                clicks += 1
-    return clicks
-
-
 def rejected(metrics: str) -> float:
     return sum(s.value for family in text_string_to_metric_families(metrics) for s in family.samples
                if s.name == "papersearch_events_rejected_total")
@@ -86,7 +67,7 @@ def fuzzed(cluster, sample_alias, tmp_path_factory: pytest.TempPathFactory) -> I
     try:
         with gunicorn(cluster, sample_alias, tmp / "gunicorn.log", workers=2, PAPERSEARCH_QUERY_LOG="on",
                       PAPERSEARCH_QUERY_LOG_INDEX=log_base) as (_, base):
-            assert visit(base) == len(CLICKS)
+            assert visit(base, VISITOR, CLICKS) == len(CLICKS)
             command = [str(BIN / "schemathesis"), "--no-color", "--config-file", str(HERE / "schemathesis.toml"),
                        "run", f"{base}/api/openapi.json", "--url", base, "--checks", "all", "--seed", str(SEED),
                        "--max-examples", str(MAX_EXAMPLES), "--workers", "2", "--request-timeout", "10",

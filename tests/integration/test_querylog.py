@@ -105,13 +105,21 @@ def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias
     assert web.search(index=f"{alias}-1")["hits"]["total"]["value"] == 0  # reading papers still works
 
 
-def test_indexer_role_reads_and_deletes_the_query_log_but_never_writes_it(cluster, base, admin):
+def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(cluster, base, admin):
+    """Reading (report), deleting days (prune), appending (restore merges entries: DECISIONS.md "Backup
+    privileges"); never rewriting an entry or making a day's index by hand."""
     indexer = cluster.client("indexer")
     index = f"{base}-2026.01.02"
     write(cluster, base, [search_event(datetime(2026, 1, 2, 8, tzinfo=UTC), "x", 1)])
-    assert indexer.search(index=index)["hits"]["total"]["value"] == 1
+    hits = indexer.search(index=index)["hits"]
+    assert hits["total"]["value"] == 1
+    entry = hits["hits"][0]["_id"]
     with pytest.raises(AuthorizationException):
-        indexer.index(index=index, document={"event": "search"}, op_type="create")
+        indexer.index(index=index, id=entry, document={"event": "search", "q": "forged"})
+    with pytest.raises(AuthorizationException):
+        indexer.update(index=index, id=entry, doc={"q": "forged"})
+    with pytest.raises(AuthorizationException):
+        indexer.delete(index=index, id=entry)
     with pytest.raises(AuthorizationException):
         indexer.indices.create(index=f"{base}-2026.01.03")
     indexer.indices.delete(index=index)

@@ -74,4 +74,5 @@ def test_single_node_keeps_its_settings() -> None:
     assert single["discovery.type"] == "single-node"
     assert single["xpack.security.enabled"] is True
     assert single["xpack.security.transport.ssl.enabled"] is False
-    assert "discovery.seed_hosts" not in single and "path.repo" not in single
+    assert "discovery.seed_hosts" not in single
+    assert single["path.repo"] == "/r"  # backups on the single node too (papersearch-admin backup)

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from papersearch import file_realm, stack_setup
-from papersearch.security import READER_ROLE, WRITER_ROLE
+from papersearch.security import BACKUP_ROLE, READER_ROLE, WRITER_ROLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORDS = {"papersearch_indexer": "indexer-secret-1", "papersearch_web": "web-secret-2"}
@@ -38,7 +38,7 @@ def test_write_makes_the_three_files_and_keeps_unchanged_ones(tmp_path: Path) ->
     assert set(users) == set(PASSWORDS)
     assert all(file_realm.hash_matches(users[u], p) for u, p in PASSWORDS.items())
     assert set((tmp_path / "users_roles").read_text().splitlines()) == {
-        f"{WRITER_ROLE}:papersearch_indexer", f"{READER_ROLE}:papersearch_web"}
+        f"{WRITER_ROLE}:papersearch_indexer", f"{READER_ROLE}:papersearch_web", f"{BACKUP_ROLE}:papersearch_indexer"}
     roles = (tmp_path / "roles.yml").read_text()
     assert f"{READER_ROLE}:" in roles and "/papers.*&~(papersearch-querylog-.*)/" in roles
     for name in file_realm.FILES:

@@ -1,0 +1,179 @@
+"""`papersearch-admin backup`, `backups` and `restore`: the site's snapshots for admins.
+
+    backup [--note TEXT] [--keep 30d [--keep-at-least 3]]   a snapshot of the complete versions, which one is
+                                                             live, and the query log; then retention
+    backups [--json]                                         what the repository holds, when, how big
+    restore [SNAPSHOT] [--overwrite] [--yes]                 the newest (or the named) backup of this site back
+
+A schedule is cron or a systemd timer calling `backup --keep 30d` (docs/operations.md "Backups"; the
+distribution has no snapshot lifecycle management: DECISIONS.md "Backups: our own command, not SLM").
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
+    from elasticsearch import Elasticsearch
+
+    from indexer.backup import BackupReport
+    from indexer.backup_repository import Backup
+    from indexer.restore import RestoreReport
+    from papersearch.settings import Settings
+
+EXIT_OK, EXIT_FAILED = 0, 1
+MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backup.py)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    from indexer.querylog_admin import duration
+
+    cmd = sub.add_parser("backup", help="snapshot the site (versions, alias, query log) into its repository")
+    cmd.add_argument("--note", default="", help=f"a description kept with the snapshot (≤ {MAX_NOTE} characters)")
+    cmd.add_argument("--keep", type=duration, help="then delete this site's snapshots older than this, e.g. 30d")
+    cmd.add_argument("--keep-at-least", type=int, default=3, metavar="N",
+                     help="with --keep: never fewer than the newest N complete snapshots (default 3)")
+    cmd.add_argument("--no-progress", action="store_true")
+    cmd.add_argument("--json", action="store_true")
+    cmd = sub.add_parser("backups", help="the site's snapshots: when, how big, what each holds")
+    cmd.add_argument("--json", action="store_true")
+    cmd = sub.add_parser("restore", help="restore a backup: beside the live site, then the alias switches")
+    cmd.add_argument("snapshot", nargs="?", help="default: the newest complete backup of this site")
+    cmd.add_argument("--overwrite", action="store_true",
+                     help="replace existing indices of the same names instead of restoring beside them "
+                          "(no second copy on disk; the site is down meanwhile when the live version is one)")
+    cmd.add_argument("--yes", action="store_true")
+    cmd.add_argument("--no-progress", action="store_true")
+    cmd.add_argument("--json", action="store_true")
+
+
+def _size(num: int) -> str:
+    from tqdm import tqdm
+
+    return tqdm.format_sizeof(num, "B")
+
+
+def _interrupt_on_sigterm() -> None:
+    """cron and systemd stop a job with SIGTERM: treat it as Ctrl-C, so the snapshot is aborted, not orphaned."""
+    def stop(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+
+
+def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
+        confirm: Callable[[str, bool], bool]) -> int:
+    from indexer import backup, backup_repository, restore, versions
+
+    if args.command == "backup":
+        if len(args.note) > MAX_NOTE:
+            print(f"papersearch-admin: --note has {len(args.note)} characters, at most {MAX_NOTE}")
+            return EXIT_FAILED
+        _interrupt_on_sigterm()
+        report = backup.take(client, settings, args.note, progress=not args.no_progress)
+        if args.keep:
+            report.deleted = backup.apply_retention(client, settings, args.keep, args.keep_at_least)
+        print(json.dumps(_backup_json(report), indent=2) if args.json else render_backup(report, args))
+        return EXIT_OK
+    if args.command == "backups":
+        repo = backup_repository.ensure(client, settings)
+        found = backup_repository.snapshots(client, repo)
+        mine = [b for b in found if b.of(settings.alias)]
+        sizes = backup_repository.sizes(client, repo, [b.name for b in mine if b.state == "SUCCESS"])
+        rows = [_backup_row(b, sizes.get(b.name)) for b in mine]
+        if args.json:
+            print(json.dumps({"repository": repo.describe(), "site": settings.alias, "backups": rows,
+                              "other_snapshots": len(found) - len(mine)}, indent=2))
+        else:
+            print(render_backups(repo.describe(), settings.alias, rows, len(found) - len(mine)))
+        return EXIT_OK
+    live = versions.live_index(client, settings.alias)
+    what = "replace existing indices of the same names" if args.overwrite else "restore beside it"
+    if live and not confirm(f"the site {settings.alias} is live ({live}): {what}, then point {settings.alias} "
+                            "at the restored version?", args.yes):
+        return EXIT_FAILED
+    report = restore.restore(client, settings, args.snapshot, overwrite=args.overwrite,
+                             progress=not args.no_progress)
+    print(json.dumps(_restore_json(report), indent=2) if args.json else render_restore(report, settings.alias))
+    return EXIT_OK
+
+
+def _holds(meta) -> str:
+    others = len(meta.versions) - 1
+    return (f"live {meta.live} ({meta.versions[meta.live]} papers)"
+            + (f" + {others} older version{'s' if others > 1 else ''}" if others else "")
+            + f"; query log {meta.query_log_days} days, {meta.query_log_docs} entries")
+
+
+def _backup_json(report: BackupReport) -> dict:
+    return {"snapshot": report.name, "repository": report.repository.describe(), **report.meta.model_dump(),
+            "seconds": round(report.seconds, 2), "size_bytes": report.total_bytes,
+            "added_bytes": report.added_bytes, "deleted": report.deleted}
+
+
+def render_backup(report: BackupReport, args: argparse.Namespace) -> str:
+    lines = [f"backup {report.name} of site {report.meta.site} into {report.repository.describe()}",
+             f"  {_holds(report.meta)}",
+             f"  {_size(report.total_bytes)} ({_size(report.added_bytes)} new in the repository), "
+             f"{report.seconds:.1f} s"]
+    if args.keep:
+        hours = int(args.keep.total_seconds() // 3600)
+        span = f"{hours // 24} days" if hours % 24 == 0 else f"{hours} hours"
+        lines.append(f"retention (older than {span}, at least {args.keep_at_least} kept): deleted "
+                     f"{len(report.deleted)}{': ' + ', '.join(report.deleted) if report.deleted else ''}")
+    return "\n".join(lines)
+
+
+def _backup_row(b: Backup, size: tuple[int, int] | None) -> dict:
+    assert b.meta is not None
+    return {"snapshot": b.name, "state": b.state, "started": b.start.isoformat(timespec="seconds"),
+            "seconds": b.seconds, "size_bytes": size[0] if size else None, "added_bytes": size[1] if size else None,
+            "holds": b.meta.model_dump(), "failures": b.failures}
+
+
+def render_backups(repo: str, alias: str, rows: list[dict], others: int) -> str:
+    from indexer.backup_repository import SiteMeta
+
+    lines = [f"repository {repo}: {len(rows)} backups of site {alias}"
+             + (f" ({others} other snapshots: other sites', or not papersearch-admin's)" if others else "")]
+    if rows:
+        lines.append(f"  {'snapshot':<40}{'state':<9}{'started (UTC)':<22}{'seconds':>8}{'size':>11}{'new':>11}")
+    for row in rows:
+        seconds = "" if row["seconds"] is None else f"{row['seconds']:.1f}"
+        size = "" if row["size_bytes"] is None else _size(row["size_bytes"])
+        added = "" if row["added_bytes"] is None else _size(row["added_bytes"])
+        lines.append(f"  {row['snapshot']:<40}{row['state']:<9}{row['started'][:19]:<22}{seconds:>8}{size:>11}"
+                     f"{added:>11}")
+        meta = SiteMeta.model_validate(row["holds"])
+        lines.append(f"    {_holds(meta)}" + (f"; note: {meta.note}" if meta.note else ""))
+        lines += [f"    failed: {f}" for f in row["failures"]]
+    return "\n".join(lines)
+
+
+def _restore_json(report: RestoreReport) -> dict:
+    p = report.plan
+    return {"snapshot": p.snapshot.name, "repository": report.repository.describe(), "versions": p.versions,
+            "papers": report.papers, "live": p.live, "previous": report.previous,
+            "query_log_days_restored": p.log_whole, "query_log_days_merged": list(p.log_merge),
+            "query_log_entries_added": report.merged.added, "query_log_entries_present": report.merged.present,
+            "replaced": p.replace, "seconds": round(report.seconds, 2)}
+
+
+def render_restore(report: RestoreReport, alias: str) -> str:
+    p = report.plan
+    lines = [f"restored {p.snapshot.name} from {report.repository.describe()} in {report.seconds:.1f} s"]
+    for original, target in p.versions.items():
+        name = target if target == original else f"{original} as {target}"
+        lines.append(f"  {name}: {report.papers[target]} papers" + ("  (live)" if target == p.live else ""))
+    lines.append(f"  query log: {len(p.log_whole)} days restored whole, {len(p.log_merge)} merged "
+                 f"({report.merged.added} entries added, {report.merged.present} already there)")
+    if p.replace:
+        lines.append(f"  replaced: {', '.join(p.replace)}")
+    lines.append(f"alias {alias} → {p.live} (was {report.previous or 'none'})")
+    if report.previous and report.previous not in p.versions.values():
+        lines.append(f"the previous live version {report.previous} is kept (papersearch-admin prune removes it)")
+    return "\n".join(lines)
