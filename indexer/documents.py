@@ -1,8 +1,8 @@
 """The Elasticsearch document of a validated Paper.
 
 `DocumentBuilder.build` is the one per-paper step between validation and serialisation: it adds what
-search needs (topic path and Chinese labels, heading, completion inputs, glossary concepts, languages, the
-record type and the readable text of TeX formulas).
+search needs (topic path and Chinese labels, heading, completion inputs, author keys, glossary concepts,
+languages, the record type and the readable text of TeX formulas).
 A further per-paper step belongs in `build` too; it runs in the loader's producer, beside parsing,
 and its fields must exist in config/index.json.
 """
@@ -16,6 +16,7 @@ from indexer.models import Paper
 from papersearch import added as added_date
 from papersearch import concepts, record_types, tex
 from papersearch import text as t
+from papersearch.author_keys import author_keys
 from papersearch.index_definition import concepts_config
 from papersearch.suggest_inputs import author_inputs
 from papersearch.taxonomy import Taxonomy
@@ -73,7 +74,8 @@ class DocumentBuilder:
 
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
         (completion inputs: title(s) or heading, then each author by any part of the name, also without
-        diacritics: suggest_inputs.py), record_type (the record's, else by config/record_types.json, which
+        diacritics: suggest_inputs.py), author_keys (each author's folded name, which author pages look up:
+        papersearch/author_keys.py), record_type (the record's, else by config/record_types.json, which
         also moves a venue that is a discipline to subjects), math (the formulas of title and abstract as
         Unicode: papersearch/tex.py), concepts (ids of the glossary concepts the paper names,
         config/concepts.tsv), languages ("en", "zh": which it is written in) and, last, so that the loader
@@ -93,6 +95,7 @@ class DocumentBuilder:
             topic_known=topic.known,
             heading=heading,
             suggest=list(dict.fromkeys(v for v in (*titles, *names) if v)),
+            author_keys=author_keys(paper.authors),
             record_type=kind.record_type,
             venue=kind.venue,
             subjects=list(kind.subjects),

@@ -36,6 +36,13 @@ def fold_topic(name: str | None) -> str:
     return " ".join(_WORD.findall(text))
 
 
+def topic_slug(name: str) -> str:
+    """A topic name in a URL (/topic/deep-learning/large-language-models): its folded words joined by hyphens, so
+    "Batch/Offline" (a slash inside a name) is "batch-offline". `Taxonomy.canonical` takes a slug back, as it
+    takes any spelling: hyphens fold like spaces."""
+    return "-".join(fold_topic(name).split())
+
+
 class TaxonomyError(ValueError):
     """The taxonomy file is missing or malformed."""
 

@@ -330,7 +330,7 @@ def test_sitemap_has_each_papers_added_day(client):
     assert schema.validate(doc), schema.error_log
     ns = {"s": "http://www.sitemaps.org/schemas/sitemap/0.9"}
     days = {u.findtext("s:loc", namespaces=ns).rsplit("/", 1)[1]: u.findtext("s:lastmod", namespaces=ns)
-            for u in doc.iterfind("s:url", ns)}
+            for u in doc.iterfind("s:url", ns) if "/paper/" in u.findtext("s:loc", namespaces=ns)}
     assert len(days) == len(RECORDS)
     added = client.get("/api/papers/alpha").get_json()["paper"]["added"]
     assert days["alpha"] == added[:10] and all(re.fullmatch(r"\d{4}-\d\d-\d\d", d) for d in days.values())
@@ -340,15 +340,16 @@ def test_sitemap_has_each_papers_added_day(client):
 
 
 def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_path):
-    """A version built before record types (schema 1: no record_type, subjects, math; no schema_version) takes
-    `add` of a record that needs them, and says which schema it now has."""
+    """A version built before record types (schema 1: no record_type, subjects, math, author keys; no
+    schema_version) takes `add` of a record that needs them, and says which schema it now has."""
     from indexer import versions
     from papersearch import index_definition
 
     admin = cluster.client("admin")
     body = index_definition.index_body("core")
-    for field in ("record_type", "subjects", "math"):
+    for field in ("record_type", "subjects", "math", "author_keys"):
         del body["mappings"]["properties"][field]
+    del body["mappings"]["properties"]["authors"]["fields"]["as_written"]
     body["mappings"]["_meta"] = {"analysis_profile": "core", "complete": True}
     old = f"{alias}-20260101t000000000000"
     admin.indices.create(index=old, **body)
@@ -358,8 +359,9 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
-    assert versions.schema_of(admin, old) == index_definition.schema_version() == 2
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 3
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
-    assert {"record_type", "subjects", "math"} <= set(mapping["properties"])
+    assert {"record_type", "subjects", "math", "author_keys"} <= set(mapping["properties"])
+    assert "as_written" in mapping["properties"]["authors"]["fields"]
     source = admin.get(index=old, id="discipline")["_source"]
     assert (source["record_type"], source["subjects"], source["venue"]) == ("journal-article", ["中医学/中药学"], "")

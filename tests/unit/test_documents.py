@@ -71,6 +71,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "concepts",
         "languages",
         "math",
+        "author_keys",
         "added",
     }
     assert set(doc) == expected
