@@ -145,6 +145,18 @@ def sample_alias(cluster: Cluster, admin: Elasticsearch) -> Iterator[str]:
         yield name
 
 
+PROFILE_PAPERS = Path(__file__).resolve().parent / "fixtures" / "profile-papers.jsonl"
+
+
+@pytest.fixture(scope="session")
+def profile_alias(cluster: Cluster, admin: Elasticsearch) -> Iterator[str]:
+    """tests/fixtures/profile-papers.jsonl: authors with several spellings (Müller, Muller), a Chinese name
+    that covers two people (张伟) and its traditional form (張偉), years with a gap, venues, topics in both
+    languages. Shared by the author, topic and chart tests, integration and browser. Read-only."""
+    with loaded_alias(cluster, "paperstest_profiles", [PROFILE_PAPERS]) as (name, _):
+        yield name
+
+
 @pytest.fixture
 def load_papers(cluster: Cluster, alias: str, tmp_path: Path):
     """load_papers([record, …]) → alias: the given papers (our JSONL schema) indexed behind a fresh alias."""

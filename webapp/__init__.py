@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp.routes import api, crawlers, errors, exports, feeds, health, ui
     from webapp.serializers import json as to_json
     from webapp.services import math_html
+    from webapp.services.profiles import ProfileService
 
     app = Flask(__name__)
     config = search_config()
@@ -54,6 +55,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias, budget=REQUEST_TIMEOUT)
     app.extensions["search_service"] = service
+    app.extensions["profile_service"] = ProfileService(service)  # author and topic pages, on the same client
     app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None,
                                           QueryIds(_signing_key(settings)))
 

@@ -14,7 +14,7 @@ NO_STORE = "no-store"
 # Pages and answers that carry a query id signed for this response (webapp/controllers/query_ids.py): kept by
 # the browser for Back, never by a shared cache (every visitor would share one id, and its clicks).
 PER_VISITOR = "private, no-cache"
-SHORT = "public, max-age=300"  # a paper, a suggestion, an export: changes only with the index
+SHORT = "public, max-age=300"  # a paper, an author, a topic, a suggestion, an export: changes only with the index
 CRAWLERS = "public, max-age=3600"  # robots.txt, sitemaps, OpenSearch, the API document
 FEED = "public, max-age=600"
 
@@ -22,6 +22,9 @@ POLICY: dict[str, str] = {
     "ui.search": PER_VISITOR,
     "api.search": PER_VISITOR,
     "ui.paper": SHORT,
+    "ui.author": SHORT,
+    "ui.topic": SHORT,
+    "api.author": SHORT,
     "api.paper": SHORT,
     "api.citation": SHORT,
     "api.suggest": SHORT,
@@ -34,6 +37,7 @@ POLICY: dict[str, str] = {
     "crawlers.robots_txt": CRAWLERS,
     "crawlers.sitemap_xml": CRAWLERS,
     "crawlers.sitemap_file": CRAWLERS,
+    "crawlers.sitemap_topics": CRAWLERS,
     "health.healthz": NO_STORE,
     "health.readyz": NO_STORE,
     "metrics": NO_STORE,

@@ -126,11 +126,24 @@ class FacetRange(BaseModel):
     max: int | None = None
 
 
+class Bar(BaseModel):
+    """One bar of a numeric facet's chart (papers per year): the values it counts, from low to high (one
+    value unless the span is wider than the chart: config "histogram" max_bars), and how many papers."""
+
+    low: int
+    high: int
+    count: int
+    selected: bool = False  # within the facet's chosen range
+
+
 class Facet(BaseModel):
     name: str
     param: str  # URL parameter of the top level ("area", "year"); children use the next level's
     values: list[FacetValue]
     range: FacetRange | None = None
+    # Papers per value over the whole span, gaps included (a facet with a "histogram": years), under the other
+    # facets' filters; empty when no paper has a value.
+    bars: list[Bar] = []
 
 
 class Suggestion(BaseModel):
@@ -183,6 +196,61 @@ class SearchResult(BaseModel):
         """A page after the last one that has results (within the window): no hits, though the search has
         some; `page_count` is the last page (the API's Link header and the page link to it)."""
         return not self.too_deep and not self.hits and self.total > 0 and self.params.page > self.page_count
+
+
+class NameCount(BaseModel):
+    """A name (an author, a co-author, one spelling of a name) and how many papers it is on."""
+
+    name: str
+    count: int
+
+
+class PaperGroup(BaseModel):
+    """Papers of one name that are linked to each other by a co-author or a topic area, and to no other group."""
+
+    papers: int
+    areas: list[str]  # topic areas, most papers first
+    coauthors: list[str]  # most papers first
+
+
+class AuthorProfile(BaseModel):
+    """An author page: every paper whose author list has a name of this folded form (Müller = Muller;
+    papersearch/author_keys.py), the facts they give, and the papers the page lists."""
+
+    name: str  # the spelling most of the papers use
+    key: str  # the folded form every spelling shares
+    spellings: list[NameCount]  # how the papers write the name, most papers first
+    papers: int  # papers with the name, whatever the query and filters
+    coauthors: list[NameCount]  # most papers together first
+    # The name plainly covers several people: its papers fall into groups (config profiles.groups) that share no
+    # co-author and no topic area. Said, never resolved: the page lists every paper.
+    several_people: bool
+    groups: list[PaperGroup]  # when several_people
+    grouped_papers: int  # the newest papers the groups were formed from (all, up to profiles.groups.papers)
+    result: SearchResult  # the papers listed (query, filters, page) with the facets over them
+
+
+class ConceptCount(BaseModel):
+    """A glossary concept the topic's papers are tagged with, by its names in both languages."""
+
+    id: str
+    name_en: str
+    name_zh: str
+    count: int
+
+
+class TopicProfile(BaseModel):
+    area: str
+    subarea: str | None
+    label_zh: str  # the topic's (the subarea's, or the area's) Chinese label
+    area_zh: str
+    path: str  # "Area" or "Area > Subarea" (the search's filter value)
+    papers: int
+    newest: list[Hit]
+    facets: list[Facet]  # years (bars), venues, subareas
+    facets_are_estimates: bool = False
+    authors: list[NameCount]
+    concepts: list[ConceptCount]  # the glossary concepts most particular to the topic's papers
 
 
 class SearchUnavailable(Exception):

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from papersearch.text import MAX_ID_BYTES
+from papersearch.text import MAX_AUTHOR, MAX_ID_BYTES
 from webapp import openapi_lists
 from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
@@ -21,6 +21,9 @@ from webapp.serializers.json import BODIES
 REF = "#/components/schemas/{model}"
 _ID = {"name": "id", "in": "path", "required": True,
        "schema": {"type": "string", "minLength": 1, "maxLength": MAX_ID_BYTES}}
+_NAME = {"name": "name", "in": "path", "required": True, "description": "An author's name as a paper writes it "
+         "(any spelling of the same folded form: Müller = Muller)",
+         "schema": {"type": "string", "minLength": 1, "maxLength": MAX_AUTHOR}}
 
 
 def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
@@ -108,6 +111,15 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                                                   ris.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}}}},
                               "400": bad, "404": _body("No such paper", "Error"), **too_long, "429": limited,
                               "503": unavailable}}},
+            "/api/authors/{name}": {"get": {
+                "operationId": "getAuthor",
+                "summary": "An author: every paper of the name and its other spellings (newest first; by relevance "
+                           "to q), facets over them, the spellings, frequent co-authors, and whether the name "
+                           "plainly covers several people",
+                "parameters": [_NAME, *query_parameters(request_args.api_author_model)],
+                "responses": {"200": _body("The author's papers and profile", "AuthorProfile"),
+                              "400": bad, "404": _body("No paper has this name", "Error"), **too_long,
+                              "429": limited, "503": unavailable}}},
             "/api/suggest": {"get": {
                 "operationId": "suggest", "summary": "Title and author completions for a prefix",
                 "parameters": query_parameters(request_args.suggest_model),

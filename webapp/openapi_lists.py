@@ -71,10 +71,14 @@ def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_
             "responses": {"200": _text("robots.txt", robots.MEDIA_TYPE), **not_utf8, **too_long,
                           "429": limited}}},
         "/sitemap.xml": {"get": {
-            "operationId": "sitemap", "summary": "Paper pages: one sitemap, or a sitemap index beyond "
-                                                 f"{sitemap.MAX_URLS:,} papers (streamed)",
+            "operationId": "sitemap", "summary": "Paper and topic pages: one sitemap, or a sitemap index beyond "
+                                                 f"{sitemap.MAX_URLS:,} of them",
             "responses": {"200": _text("Sitemap or sitemap index", sitemap.MEDIA_TYPE), **not_utf8,
                           **too_long, "429": limited, "503": busy}}},
+        "/sitemap-topics.xml": {"get": {
+            "operationId": "sitemapTopics", "summary": "The topic pages (in /sitemap.xml itself while it is one file)",
+            "responses": {"200": _text("Sitemap", sitemap.MEDIA_TYPE), **not_utf8, **too_long, "429": limited,
+                          "503": busy}}},
         "/sitemap-papers.xml": {"get": {
             "operationId": "sitemapFile", "summary": "One file of the sitemap index",
             "parameters": query_parameters(lists.sitemap_model),

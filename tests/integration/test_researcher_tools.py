@@ -218,28 +218,38 @@ def test_robots_txt_lets_crawlers_reach_papers_only(client):
     assert list(robots.sitemaps) == [f"{base}/sitemap.xml"]
 
 
-def _sitemap_ids(client, url: str) -> list[str]:
+def _sitemap_locs(client, url: str) -> list[str]:
     r = client.get(url.removeprefix("http://localhost"))
     assert r.status_code == 200 and r.mimetype == "application/xml"
     doc = etree.fromstring(r.data)
     assert xsd("sitemap.xsd").validate(doc), xsd("sitemap.xsd").error_log
-    return [loc.text.rsplit("/paper/", 1)[1] for loc in doc.iter("{*}loc")]
+    return [loc.text for loc in doc.iter("{*}loc")]
 
 
-@pytest.mark.parametrize("per_file", [TOTAL, 50, TOTAL // 4])
+def _sitemap_ids(client, url: str) -> list[str]:
+    return [loc.rsplit("/paper/", 1)[1] for loc in _sitemap_locs(client, url) if "/paper/" in loc]
+
+
+@pytest.mark.parametrize("per_file", [TOTAL + 100, 50, TOTAL // 4])
 def test_sitemap_is_one_file_or_an_index_of_files(app, per_file):
+    """Paper pages and (issue 34) topic pages: one file while both fit, else paper files and the topics' file."""
     app.config["SITEMAP_MAX_URLS"] = per_file
     client = app.test_client()
     try:
         r = client.get("/sitemap.xml")
         doc = etree.fromstring(r.data)
-        if per_file >= TOTAL:
+        topics = _sitemap_locs(client, "/sitemap-topics.xml")
+        assert topics and all("/topic/" in t for t in topics)
+        if per_file >= TOTAL + len(topics):
             assert doc.tag.endswith("urlset")
             ids = _sitemap_ids(client, "/sitemap.xml")
+            papers = {f"http://localhost/paper/{i}" for i in ids}
+            assert set(_sitemap_locs(client, "/sitemap.xml")) - papers == set(topics)
         else:
             assert doc.tag.endswith("sitemapindex")
             assert xsd("siteindex.xsd").validate(doc), xsd("siteindex.xsd").error_log
-            files = [loc.text for loc in doc.iter("{*}loc")]
+            *files, topics_file = [loc.text for loc in doc.iter("{*}loc")]
+            assert topics_file == "http://localhost/sitemap-topics.xml"
             assert len(files) == -(-TOTAL // per_file)  # TOTAL // 4 divides evenly: no empty file at the end
             parts = [_sitemap_ids(client, f) for f in files]
             assert all(len(p) == per_file for p in parts[:-1]) and 0 < len(parts[-1]) <= per_file

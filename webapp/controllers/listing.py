@@ -14,11 +14,13 @@ from typing import TypeVar
 
 from werkzeug.datastructures import MultiDict
 
+from papersearch.taxonomy import Topic
 from webapp.controllers import search as search_controller
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
 from webapp.services.listing import Listing, PaperEntry
+from webapp.services.profiles import ProfileService
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)
@@ -33,10 +35,12 @@ class Export:
 
 @dataclass
 class Sitemap:
-    """Either one file's papers (few enough of them) or where each file of an index starts (streamed)."""
+    """Either one file's papers (few enough of them, with the topics) or where each file of an index starts
+    (streamed; the topics have a file of their own)."""
 
     ids: Iterator[PaperEntry] | None = None
     starts: Iterator[str | None] = field(default_factory=lambda: iter(()))
+    topics: list[tuple[Topic, str | None]] = field(default_factory=list)  # topic pages, the newest paper's day
 
 
 def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:
@@ -53,12 +57,13 @@ def index_version(service: SearchService) -> str:
     return Listing(service).version()
 
 
-def sitemap(service: SearchService, per_file: int) -> tuple[Sitemap, int]:
-    """One file while every paper fits into it, else an index of files."""
+def sitemap(service: SearchService, profiles: ProfileService, per_file: int) -> tuple[Sitemap, int]:
+    """One file while every paper and topic page fits into it, else an index of files."""
     listing = Listing(service)
-    if listing.count() <= per_file:
-        return Sitemap(ids=listing.paper_entries(None, per_file)), HTTPStatus.OK
-    return Sitemap(starts=listing.file_starts(per_file)), HTTPStatus.OK
+    topics = profiles.topics_with_papers()
+    if listing.count() + len(topics) <= per_file:
+        return Sitemap(ids=listing.paper_entries(None, per_file), topics=topics), HTTPStatus.OK
+    return Sitemap(starts=listing.file_starts(per_file), topics=topics), HTTPStatus.OK
 
 
 def sitemap_file(service: SearchService, args: MultiDict, list_args: ListArgs,

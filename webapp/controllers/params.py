@@ -149,6 +149,12 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
     )
 
 
+def _without(model: type[BaseModel], name: str, *left_out: str) -> type[BaseModel]:
+    """The same argument model without some of its parameters."""
+    fields = {n: (f.annotation, f) for n, f in model.model_fields.items() if n not in left_out}
+    return create_model(name, __base__=Args, **fields)
+
+
 def citation_args_model() -> type[BaseModel]:
     return create_model("CitationArgs", __base__=Args,
                         format=(typing.Literal[CITATION_FORMATS], Field("bibtex", description="Citation format")))
@@ -166,12 +172,21 @@ class RequestArgs:
         self.config = config
         self.search_model = search_args_model(config)
         self.api_search_model = search_args_model(config, any_size=True)
+        # An author page's: the search's but the order (newest first, by relevance with words).
+        self.author_model = _without(self.search_model, "AuthorArgs", "sort")
+        self.api_author_model = _without(self.api_search_model, "ApiAuthorArgs", "sort")
         self.suggest_model = suggest_args_model(config)
         self.citation_model = citation_args_model()
 
     def search(self, args: MultiDict, api: bool = False) -> SearchParams:
         """The search page's parameters, or (api) the API's, which allow any page size up to the largest."""
-        a = self.validate(self.api_search_model if api else self.search_model, args)
+        return self._params(self.validate(self.api_search_model if api else self.search_model, args))
+
+    def author(self, args: MultiDict, api: bool = False) -> SearchParams:
+        """An author page's words, filters and page (the order is the page's own)."""
+        return self._params(self.validate(self.api_author_model if api else self.author_model, args))
+
+    def _params(self, a: Any) -> SearchParams:
         filters = {f["param"]: [str(v) for v in getattr(a, f["param"])] for f in terms_facets(self.config)}
         ranges: dict[str, int] = {}
         for facet in terms_facets(self.config):
@@ -183,7 +198,8 @@ class RequestArgs:
                 low, high = high, low  # typed the wrong way round: the years between them
             ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
-                            ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl)
+                            ranges=ranges, sort=getattr(a, "sort", self.config["default_sort"]), page=a.page,
+                            size=a.size, xl=a.xl)
 
     def suggest(self, args: MultiDict) -> str:
         return self.validate(self.suggest_model, args).q

@@ -8,6 +8,7 @@ from flask import current_app
 
 from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
+from webapp.services.profiles import ProfileService
 from webapp.services.search import SearchService
 
 
@@ -25,3 +26,7 @@ def request_args() -> RequestArgs:
 
 def search_config() -> dict[str, Any]:
     return current_app.config["SEARCH_CONFIG"]
+
+
+def profiles() -> ProfileService:
+    return current_app.extensions["profile_service"]

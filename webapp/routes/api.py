@@ -5,9 +5,10 @@ from __future__ import annotations
 from flask import Blueprint, Response, jsonify, request, url_for
 
 from webapp import i18n, openapi
+from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.controllers.events import MAX_BEACON_BYTES
-from webapp.routes import recorder, request_args, search_config, service
+from webapp.routes import profiles, recorder, request_args, search_config, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
 from webapp.site import origin_allowed
@@ -53,6 +54,15 @@ def citation(paper_id: str):
     response = Response(found.text, status=status, content_type=found.media_type)
     response.headers["Content-Disposition"] = f'attachment; filename="{found.filename}"'
     return response
+
+
+@blueprint.get("/authors/<path:name>")
+def author(name: str):
+    """An author page as JSON: the name's papers (as the page's parameters ask), facets, spellings, co-authors."""
+    found, status = profile_controller.author(profiles(), name, request.args, request_args(), api=True)
+    if found is None:
+        return error_response(404, "error.no_author", name=name[:200])
+    return jsonify(to_json.author(found)), status
 
 
 @blueprint.get("/suggest")

@@ -1,23 +1,28 @@
-"""For crawlers: robots.txt and the sitemap of paper pages, from the index (webapp/services/listing.py), each
-sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
+"""For crawlers: robots.txt and the sitemap of paper and topic pages, from the index (webapp/services/listing.py,
+profiles.py), each sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
 
-/sitemap.xml is one file while every paper fits into one (MAX_URLS, the protocol's 50,000), else an index
-of /sitemap-papers.xml files, each starting after the paper id the index gives it.
+/sitemap.xml is one file while every paper and topic fits into one (MAX_URLS, the protocol's 50,000), else an
+index of /sitemap-papers.xml files, each starting after the paper id the index gives it, and
+/sitemap-topics.xml.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, request, url_for
 
+from papersearch.taxonomy import Topic
 from webapp.controllers import listing as controller
+from webapp.controllers import profiles as controller_profiles
 from webapp.controllers.versioned_cache import VersionedCache
-from webapp.routes import service
+from webapp.routes import profiles, service
 from webapp.routes.feeds import list_args, paper_url
 from webapp.serializers import robots, sitemap
 from webapp.site import external_url
+from webapp.views.links import topic_slugs
 
 blueprint = Blueprint("crawlers", __name__)
 LIMIT_KEY = "SITEMAP_MAX_URLS"  # app.config: URLs per sitemap file (tests lower it)
@@ -52,16 +57,29 @@ def _xml(key: tuple, build: Callable[[], Iterable[str]]) -> Response:
     return Response(body, content_type=sitemap.MEDIA_TYPE)
 
 
+def _topic_urls(topics: list[tuple[Topic, str | None]]) -> Iterator[tuple[str, str | None]]:
+    return ((external_url("ui.topic", **topic_slugs(t.area, t.subarea)), day) for t, day in topics)
+
+
 @blueprint.get("/sitemap.xml")
 def sitemap_xml():
     def build() -> Iterable[str]:
-        found, _ = controller.sitemap(service(), _per_file())
+        found, _ = controller.sitemap(service(), profiles(), _per_file())
         if found.ids is not None:
-            return sitemap.urlset((paper_url(p.id), p.added) for p in found.ids)
+            return sitemap.urlset(chain(((paper_url(p.id), p.added) for p in found.ids), _topic_urls(found.topics)))
         files = external_url("crawlers.sitemap_file")
-        return sitemap.index(files if after is None else f"{files}?{urlencode({'after': after})}"
-                             for after in found.starts)
+        return sitemap.index(chain((files if after is None else f"{files}?{urlencode({'after': after})}"
+                                    for after in found.starts), [external_url("crawlers.sitemap_topics")]))
     return _xml(("sitemap",), build)
+
+
+@blueprint.get("/sitemap-topics.xml")
+def sitemap_topics():
+    """The topic pages (listed in /sitemap.xml itself while everything fits into one file)."""
+    def build() -> Iterable[str]:
+        topics, _ = controller_profiles.topics(profiles())
+        return sitemap.urlset(_topic_urls(topics))
+    return _xml(("topics",), build)
 
 
 @blueprint.get("/sitemap-papers.xml")

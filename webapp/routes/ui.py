@@ -1,18 +1,28 @@
-"""Server-rendered pages: search and paper."""
+"""Server-rendered pages: search, paper, author and topic."""
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, render_template, request, url_for
+from flask import Blueprint, abort, redirect, render_template, request, url_for
 
 from webapp import i18n
+from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
-from webapp.routes import recorder, request_args, search_config, service
+from webapp.domain import SearchParams
+from webapp.routes import profiles, recorder, request_args, search_config, service
 from webapp.serializers.bibtex import to_bibtex
-from webapp.site import external_url
+from webapp.site import absolute, external_url
 from webapp.views import facets
-from webapp.views.links import SearchLinks, page_description, results_url
+from webapp.views.links import SearchLinks, page_description, results_url, topic_slugs, topic_url
 
 blueprint = Blueprint("ui", __name__)
+blueprint.add_app_template_global(facets.chart, "facet_chart")  # a facet's bars with their links (_chart.html)
+blueprint.add_app_template_global(topic_url)
+
+
+@blueprint.app_template_global()
+def topic_label(area: str, subarea: str | None = None) -> str | None:
+    """A topic's Chinese label (None when the taxonomy has none)."""
+    return service().labels.label_zh(area, subarea)
 
 
 @blueprint.get("/")
@@ -36,3 +46,38 @@ def paper(paper_id: str):
         # one address for every ?lang= variant (the language follows the reader, not the URL)
         canonical_url=external_url("ui.paper", paper_id=hit.id),
         back_url=results_url(request.referrer, request.host, url_for("ui.search")), **data), status
+
+
+@blueprint.get("/author/<path:name>")
+def author(name: str):
+    """Every paper of the name (and its other spellings), newest first or by relevance to ?q=, with its facets."""
+    config = search_config()
+    found, status = profile_controller.author(profiles(), name, request.args, request_args())
+    if found is None:
+        abort(404)
+    shown = found.result.params.model_copy(update={"sort": config["default_sort"]})  # the order is the page's own
+    links = SearchLinks(url_for("ui.author", name=name), shown, config, i18n.requested_lang())
+    return render_template("author.html", profile=found, result=found.result, links=links, config=config,
+                           child_params=facets.child_params(config),
+                           selected_filters=facets.selected_filters(found.result, config, i18n.current()),
+                           canonical_url=external_url("ui.author", name=found.name)), status
+
+
+@blueprint.get("/topic/<area>")
+@blueprint.get("/topic/<area>/<subarea>")
+def topic(area: str, subarea: str | None = None):
+    """A topic's page; any other spelling of it redirects to its address (the slugs)."""
+    found = profile_controller.topic_of(profiles(), area, subarea)
+    if found is None:
+        abort(404)
+    slugs = topic_slugs(found.area, found.subarea)
+    if (area, subarea) != (slugs["area"], slugs.get("subarea")):
+        return redirect(absolute(url_for("ui.topic", **slugs, lang=i18n.requested_lang())), 308)
+    page, status = profile_controller.topic(profiles(), found)
+    if page is None:
+        abort(404)
+    config = search_config()
+    browse = SearchParams(areas=[] if found.subarea else [found.area], subareas=[found.path] if found.subarea else [])
+    links = SearchLinks(url_for("ui.search"), browse, config, i18n.requested_lang())
+    return render_template("topic.html", topic=page, links=links, config=config,
+                           canonical_url=external_url("ui.topic", **slugs)), status

@@ -12,7 +12,7 @@ from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from pydantic import BaseModel
 
-from webapp.domain import Hit, SearchResult, Suggestion
+from webapp.domain import AuthorProfile, Hit, SearchResult, Suggestion
 from webapp.views.links import suggestion_url
 
 JSON = dict[str, Any]
@@ -45,7 +45,7 @@ class Status(BaseModel):
     status: Literal["ok", "ready", "unavailable"]
 
 
-BODIES: tuple[type[BaseModel], ...] = (SearchResult, Paper, Suggestions, Error, Status)
+BODIES: tuple[type[BaseModel], ...] = (SearchResult, Paper, Suggestions, AuthorProfile, Error, Status)
 
 
 def result(r: SearchResult) -> JSON:
@@ -54,6 +54,10 @@ def result(r: SearchResult) -> JSON:
 
 def paper(p: Hit, similar: list[Hit]) -> JSON:
     return Paper(paper=p, similar=similar).model_dump(mode="json")
+
+
+def author(a: AuthorProfile) -> JSON:
+    return a.model_dump(mode="json")
 
 
 def suggestions(items: list[Suggestion]) -> JSON:

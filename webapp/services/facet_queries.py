@@ -13,6 +13,7 @@ from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 
 Query = dict[str, Any]
+HISTOGRAM = "histogram"  # a facet's papers per value, beside its values (facets.py reads it)
 
 
 def facet_config(config: dict, name: str) -> dict:
@@ -86,13 +87,16 @@ def topic_aggregation(config: dict, filters: dict[str, Query]) -> Query:
 
 
 def terms_aggregation(facet: dict, filters: dict[str, Query]) -> Query:
-    """The facet's values with counts; for a facet with a range also the span of its values."""
+    """The facet's values with counts; for a facet with a range also the span of its values, and with a
+    histogram the papers per value (only values some paper has: facets.py fills the gaps)."""
     terms: Query = {"field": facet["field"], "size": facet["size"]}
     if "integer" not in facet:
         terms["exclude"] = [""]  # papers without a venue store "" (indexer/models.py): not a value to offer
     aggs: Query = {"values": {"terms": terms}}
     if facet.get("range"):
         aggs["span"] = {"stats": {"field": facet["field"]}}
+    if facet.get("histogram"):
+        aggs[HISTOGRAM] = {"histogram": {"field": facet["field"], "interval": facet["histogram"]["interval"]}}
     return {"filter": _except(filters, facet["name"]), "aggs": aggs}
 
 

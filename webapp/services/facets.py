@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from papersearch.taxonomy import PATH_SEPARATOR
-from webapp.domain import Facet, FacetRange, FacetValue, SearchParams
+from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
+from webapp.services.facet_queries import HISTOGRAM
 from webapp.services.labels import Labels
 
 
@@ -17,8 +19,32 @@ def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: L
         if facet["type"] == "hierarchy":
             out.append(topic_facet(facet, buckets, params, taxonomy))
         else:
-            out.append(terms_facet(facet, buckets, params.selected(facet["param"]),
-                                   facet_range(facet, agg.get("span", {}), params)))
+            span = facet_range(facet, agg.get("span", {}), params)
+            found = terms_facet(facet, buckets, params.selected(facet["param"]), span)
+            if facet.get("histogram"):
+                found.bars = bars(agg.get(HISTOGRAM, {}).get("buckets", []), facet["histogram"]["max_bars"], span)
+            out.append(found)
+    return out
+
+
+def bars(buckets: list[dict[str, Any]], max_bars: int, chosen: FacetRange | None = None) -> list[Bar]:
+    """A histogram's buckets (values some paper has) → bars over the whole span, a gap a bar of 0; a span of
+    more than max_bars values gets several values to a bar, the last bar ending at the newest value. A bar
+    is selected when it overlaps the chosen range."""
+    counts = {int(b["key"]): int(b["doc_count"]) for b in buckets if b["doc_count"]}
+    if not counts:
+        return []
+    low, high = min(counts), max(counts)
+    width = math.ceil((high - low + 1) / max_bars)
+    first = high - width * math.ceil((high - low + 1) / width) + 1
+    lo = chosen.low if chosen and chosen.low is not None else -math.inf
+    hi = chosen.high if chosen and chosen.high is not None else math.inf
+    some = bool(chosen and (chosen.low is not None or chosen.high is not None))
+    out = []
+    for start in range(first, high + 1, width):
+        end = start + width - 1
+        count = sum(counts.get(v, 0) for v in range(start, end + 1))
+        out.append(Bar(low=start, high=end, count=count, selected=some and start <= hi and end >= lo))
     return out
 
 

@@ -143,6 +143,11 @@ class Live:
     profile: str | None = None
     papers: int = 0
 
+    def sample_probability(self, config: dict, total_exact: bool) -> float:
+        """The share of papers a large index's facets are counted on: all for an exact total, else ~sample."""
+        sample = config["large_index"]["sample"]
+        return 1.0 if total_exact or self.papers <= sample else min(0.5, sample / self.papers)
+
 
 # --- the ladder -------------------------------------------------------------------------------------------
 
@@ -210,13 +215,8 @@ class Search:
         return relaxed_total > first_total or not (relaxed_exact or first_exact)
 
     def facets(self, shown: Page, total_exact: bool) -> Facets | None:
-        """A large index's facets: exact when the search matches fewer than max_result_window papers, else
-        estimated from a random sample of about large_index.sample papers of the index."""
-        if not self.large:
-            return None
-        sample = self.config["large_index"]["sample"]
-        exact = total_exact or self.live.papers <= sample
-        return Facets(shown, 1.0 if exact else min(0.5, sample / self.live.papers))
+        """A large index's facets: exact, or estimated from a random sample (Live.sample_probability)."""
+        return Facets(shown, self.live.sample_probability(self.config, total_exact)) if self.large else None
 
     # --- the pages ------------------------------------------------------------------------------------
 

@@ -8,6 +8,7 @@ the plan or config/index.json.
 
 from __future__ import annotations
 
+from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import facet_queries as fq
 from webapp.services.es_query import Query, bool_query, filtered
@@ -43,8 +44,8 @@ def body(request: Request, config: dict) -> Query | list[Query]:
 def _page(page: Page, config: dict) -> Query:
     params = page.params
     filters = fq.facet_filters(params, config)
-    window = _rescore_window(page, config)
-    query = scoring_query(page, config, closeness=not window)
+    rescored = _rescore_window(page, config)
+    query = scoring_query(page, config, closeness=not rescored)
     if page.all_words:
         query = _all_words_first(query, page, config)
     out: Query = {
@@ -53,19 +54,19 @@ def _page(page: Page, config: dict) -> Query:
         "sort": _sort(page, config),
         "track_total_hits": True,
         "_source": {"excludes": [config["suggest_field"]]},
-        **_window(page, config),
+        **window(page.params, config),
     }
     if out["size"] and page.highlight:
         out["highlight"] = {**config["highlight"], "highlight_query": highlight_query(page.highlight, config)}
     post = fq.post_filter(filters)
     if post:
         out["post_filter"] = post
-    if window:
+    if rescored:
         # Closeness only reorders: rewarded on the first results alone, by score (Elasticsearch takes no
         # sort beside a rescore). See DECISIONS.md "Search cost: closeness rescores the first results".
         settings = config["rescore"]
         del out["sort"]
-        out["rescore"] = {"window_size": window, "query": {
+        out["rescore"] = {"window_size": rescored, "query": {
             "rescore_query": cl.proximity_boost(list(page.proximity), config),
             "query_weight": settings["query_weight"], "rescore_query_weight": settings["rescore_query_weight"]}}
     return out
@@ -105,10 +106,11 @@ def _sort(page: Page, config: dict) -> list[Query]:
     return [s for s in sort if s != {"_score": "desc"}] or sort
 
 
-def _window(page: Page, config: dict) -> Query:
-    if page.params.is_too_deep(config["max_result_window"]):
-        return {"from": 0, "size": 0}  # totals and facets only
-    return {"from": page.params.offset, "size": page.params.size}
+def window(params: SearchParams, config: dict) -> Query:
+    """The page's slice of the results; none beyond the result window (totals and facets only)."""
+    if params.is_too_deep(config["max_result_window"]):
+        return {"from": 0, "size": 0}
+    return {"from": params.offset, "size": params.size}
 
 
 def _rescore_window(page: Page, config: dict) -> int:

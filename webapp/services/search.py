@@ -74,12 +74,9 @@ class SearchService(PaperLookups):
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams, trace: Trace | None = None) -> SearchResult:
-        _deadline.set(time.monotonic() + self.budget if self.budget else None)
-        parsed = parse_query(params.q)
-        xl = self.config["cross_lingual"]
-        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
-                 if params.xl else [])
-        s = plan.Search(parsed, params, self.config, tuple(found), self.live_index())
+        self.start_budget()
+        s = self.plan(params)
+        parsed, found = s.parsed, s.found
         send = _Sender(self, trace)
         # Round 1: the words as typed (with the count apart and, on a core index, the spelling check).
         first, count, spelling = s.first()
@@ -125,6 +122,15 @@ class SearchService(PaperLookups):
             fallbacks=fallbacks,
         )
 
+    def plan(self, params: SearchParams) -> plan.Search:
+        """The search's inputs: the parsed query, the glossary concepts recognised in it (unless xl=0), what is
+        known of the live index."""
+        parsed = parse_query(params.q)
+        xl = self.config["cross_lingual"]
+        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
+                 if params.xl else [])
+        return plan.Search(parsed, params, self.config, tuple(found), self.live_index())
+
     def _hit(self, raw: dict, shown: plan.Page, partial: PartialMatch | None) -> Hit:
         hit = to_hit(raw, self.labels)
         matched = raw.get("matched_queries", [])
@@ -134,7 +140,11 @@ class SearchService(PaperLookups):
         hit.missing = missing_words(matched, words) if partial else []
         return hit
 
-    def _es(self) -> Elasticsearch:
+    def start_budget(self) -> None:
+        """Start one search's (or one page's) time budget: the requests after it share what is left."""
+        _deadline.set(time.monotonic() + self.budget if self.budget else None)
+
+    def es(self) -> Elasticsearch:
         """The client, with what is left of this search's time budget as its timeout."""
         deadline = _deadline.get()
         if deadline is None:
@@ -152,8 +162,8 @@ class SearchService(PaperLookups):
         if time.monotonic() - checked > LIVE_TTL:
             try:
                 with es_errors(self.alias, "mapping"):
-                    mappings = self._es().indices.get_mapping(index=self.alias).body
-                    papers = self._es().count(index=self.alias).body["count"]
+                    mappings = self.es().indices.get_mapping(index=self.alias).body
+                    papers = self.es().count(index=self.alias).body["count"]
             except SearchUnavailable:
                 return plan.Live()
             profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
@@ -184,7 +194,7 @@ class _Sender:
         rendered = self._bodies(requests)
         flat = [b for _, body in rendered for b in (body if isinstance(body, list) else [body])]
         with es_errors(self.alias, kind):
-            es = self.service._es()
+            es = self.service.es()
             if len(flat) == 1:
                 answers = [es.search(index=self.alias, body=flat[0], request_cache=True if cache else None).body]
             else:

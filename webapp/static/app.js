@@ -1,6 +1,6 @@
 /* PaperSearch progressive enhancement. Everything works without it: forms submit, filters are links.
-   Adds: auto-submit of sort/size selects, Space on checkbox links, copy buttons, and search-box autocomplete
-   (ARIA 1.2 combobox + listbox, keyboard: ↓/↑ move, Enter choose, Escape close). */
+   Adds: auto-submit of sort/size selects, Space on checkbox links, arrow keys in a chart, copy buttons, and
+   search-box autocomplete (ARIA 1.2 combobox + listbox, keyboard: ↓/↑ move, Enter choose, Escape close). */
 (function () {
   "use strict";
   document.documentElement.classList.add("js");
@@ -23,6 +23,22 @@
     document.querySelectorAll('a[role="checkbox"]').forEach(function (link) {
       link.addEventListener("keydown", function (event) {
         if (event.key === " ") { event.preventDefault(); link.click(); }
+      });
+    });
+
+    // A chart's bars (templates/_chart.html) are one tab stop: the arrow keys, Home and End move between them.
+    document.querySelectorAll("[data-chart]").forEach(function (list) {
+      var bars = Array.prototype.slice.call(list.querySelectorAll("a"));
+      var current = bars.filter(function (a) { return a.classList.contains("is-selected"); })[0] || bars[bars.length - 1];
+      bars.forEach(function (a) { a.tabIndex = a === current ? 0 : -1; });
+      list.addEventListener("keydown", function (event) {
+        var i = bars.indexOf(document.activeElement);
+        var next = {ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: bars.length - 1}[event.key];
+        if (i < 0 || next === undefined || next < 0 || next >= bars.length) return;
+        event.preventDefault();
+        bars[i].tabIndex = -1;
+        bars[next].tabIndex = 0;
+        bars[next].focus();
       });
     });
 

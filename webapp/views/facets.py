@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
-from webapp.domain import FacetValue, SearchResult
+from webapp.domain import Bar, Facet, FacetValue, SearchResult
 from webapp.i18n import pick, translate
+from webapp.views.links import SearchLinks
 
 DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
+LEVELS = 20  # a chart's bar heights, in steps of 5% (style.css .level-0 … .level-20: the CSP allows no inline style)
 
 
 def child_params(config: dict[str, Any]) -> dict[str, str]:
@@ -48,4 +51,41 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
                 name = translate(lang, f"facet.{facet['name']}")
                 out.append((param, str(p.ranges[param]), translate(lang, f"filters.range_{side}", name=name,
                                                                    value=p.ranges[param])))
+    return out
+
+
+@dataclass(frozen=True)
+class ChartBar:
+    """A bar as the chart shows it: its height step, where choosing it leads, and what that does: show only
+    its values ("only"), widen the chosen range to `target` ("span"), or drop the range ("clear")."""
+
+    bar: Bar
+    level: int
+    url: str
+    action: Literal["only", "span", "clear"]
+    target: tuple[int | None, int | None]  # the range the link sets (None: open on that side)
+
+
+def chart(facet: Facet, links: SearchLinks) -> list[ChartBar]:
+    """The facet's bars with their links. Without a range a bar chooses its own values; a bar outside the range
+    widens it to take the bar in (two choices make a span, no script needed); a bar inside it narrows the range
+    to the bar, and the one bar that is the whole range drops it."""
+    r = facet.range
+    if r is None or not facet.bars:
+        return []
+    top = max(b.count for b in facet.bars) or 1
+    chosen = r.low is not None or r.high is not None
+    out = []
+    for bar in facet.bars:
+        level = max(1, round(bar.count / top * LEVELS)) if bar.count else 0
+        target: tuple[int | None, int | None] = (bar.low, bar.high)
+        if (r.low, r.high) == target:
+            action, target = "clear", (None, None)
+        elif chosen and not ((r.low is None or r.low <= bar.low) and (r.high is None or bar.high <= r.high)):
+            action = "span"
+            target = (None if r.low is None else min(r.low, bar.low), None if r.high is None else max(r.high, bar.high))
+        else:
+            action = "only"
+        out.append(ChartBar(bar, level, links.span(r.param_from, r.param_to, *target, values=facet.param), action,
+                            target))
     return out

@@ -12,7 +12,7 @@ from flask import url_for
 
 from papersearch import tex
 from papersearch.index_definition import terms_facets
-from papersearch.taxonomy import PATH_SEPARATOR
+from papersearch.taxonomy import PATH_SEPARATOR, topic_slug
 from papersearch.text import shorten
 from webapp.domain import Hit, SearchParams, Suggestion
 
@@ -139,6 +139,14 @@ class SearchLinks:
             return self._url(ranges={k: v for k, v in p.ranges.items() if k != param})
         raise ValueError(f"unknown filter {param!r}")
 
+    def span(self, param_from: str, param_to: str, low: int | None, high: int | None, values: str = "") -> str:
+        """The range set to low..high (None: open on that side), the facet's own values (`values`, its URL
+        parameter) dropped: a chart's bar chooses years as a range, and checked years would narrow it."""
+        p = self.params
+        ranges = {k: v for k, v in p.ranges.items() if k not in (param_from, param_to)}
+        ranges |= {k: v for k, v in ((param_from, low), (param_to, high)) if v is not None}
+        return self._url(ranges=ranges, filters={k: v for k, v in p.filters.items() if k != values})
+
     def add(self, param: str, value: str | int) -> str:
         """Filter on the value (topic chips on results): never removes."""
         p = self.params
@@ -147,6 +155,19 @@ class SearchLinks:
 
     def clear_filters(self) -> str:
         return self._url(areas=[], subareas=[], filters={}, ranges={})
+
+
+def topic_slugs(area: str, subarea: str | None = None) -> dict[str, str]:
+    """The topic page's address parts (ui.topic's arguments)."""
+    return {"area": topic_slug(area), **({"subarea": topic_slug(subarea)} if subarea else {})}
+
+
+def topic_url(area: str, subarea: str | None = None, **values: str | None) -> str:
+    return url_for("ui.topic", **topic_slugs(area, subarea), **values)
+
+
+def author_url(name: str, **values: str | None) -> str:
+    return url_for("ui.author", name=name, **values)
 
 
 def suggestion_url(suggestion: Suggestion) -> str:

@@ -1,0 +1,121 @@
+"""Author keys, the papers-per-year chart (bars and their links), the groups of one name, topic slugs, and the
+requests of author and topic pages (issue 34). Pure functions; the pages themselves against a real node are in
+tests/integration/test_profile_pages.py."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from papersearch.author_keys import author_key, author_keys
+from papersearch.index_definition import search_config
+from papersearch.taxonomy import Taxonomy, Topic, topic_slug
+from webapp.domain import Facet, FacetRange, SearchParams
+from webapp.services import facet_queries as fq
+from webapp.services import plan, render
+from webapp.services import profile_queries as pq
+from webapp.services.author_groups import paper_groups, several_people
+from webapp.services.facets import bars
+from webapp.services.query_parser import parse_query
+from webapp.views.facets import chart
+from webapp.views.links import SearchLinks
+
+CONFIG = search_config()
+
+
+def test_names_fold_alike_latin_and_stay_as_written_in_chinese():
+    assert author_key("Thomas Müller") == author_key("thomas  MULLER") == "thomas muller"
+    assert author_key("Fei-Fei Li") == "fei fei li" and author_key("Ze’ev Rosen") == author_key("Zeev Rosen")
+    assert author_key("Søren Hauberg") == "soren hauberg" and author_key("Иван Петров") == "ivan petrov"
+    assert author_key("张 伟") == author_key("张伟") == "张伟"  # not "zhang wei", every Zhang Wei's key
+    assert author_key("張偉") != author_key("张伟")  # traditional and simplified are written differently
+    assert author_key("…") == "" and author_keys(["A B", "a  b", "…", "张伟"]) == ["a b", "张伟"]
+
+
+def years(**counts: int) -> list[dict]:
+    return [{"key": float(y[1:]), "doc_count": c} for y, c in counts.items()]
+
+
+def test_bars_span_every_year_and_gaps_are_zero():
+    found = bars(years(y2019=2, y2021=1, y2022=0), 40)
+    assert [(b.low, b.high, b.count) for b in found] == [(2019, 2019, 2), (2020, 2020, 0), (2021, 2021, 1)]
+    assert bars([], 40) == [] and bars(years(y2020=0), 40) == []
+
+
+def test_a_long_span_gets_several_years_to_a_bar_ending_at_the_newest():
+    buckets = [{"key": y, "doc_count": 1} for y in range(1901, 2025)]  # 124 years
+    found = bars(buckets, 40)
+    assert len(found) <= 40 and found[-1].high == 2024 and found[0].low <= 1901
+    assert {b.high - b.low + 1 for b in found} == {4} and sum(b.count for b in found) == 124
+
+
+def test_bars_overlapping_the_chosen_range_are_selected():
+    chosen = FacetRange(param_from="year_from", param_to="year_to", low=2020)
+    found = bars(years(y2018=1, y2020=1, y2023=1), 40, chosen)
+    assert [b.low for b in found if b.selected] == [2020, 2021, 2022, 2023]
+    assert not any(b.selected for b in bars(years(y2018=1), 40, FacetRange(param_from="a", param_to="b")))
+
+
+def year_chart(**ranges: int):
+    params = SearchParams(q="x", filters={"year": ["2020"]}, ranges=ranges)
+    span = FacetRange(param_from="year_from", param_to="year_to", low=ranges.get("year_from"),
+                      high=ranges.get("year_to"))
+    facet = Facet(name="year", param="year", values=[], range=span,
+                  bars=bars(years(y2019=1, y2020=4, y2021=2), 40, span))
+    return {c.bar.low: (c.action, parse_qs(urlsplit(c.url).query), c.level)
+            for c in chart(facet, SearchLinks("/", params, CONFIG))}
+
+
+def test_a_bar_chooses_its_year_and_a_second_one_makes_a_span():
+    plain = year_chart()
+    assert plain[2020] == ("only", {"q": ["x"], "year_from": ["2020"], "year_to": ["2020"]}, 20)
+    assert plain[2019][2] == 5  # a quarter of the highest bar; the checked year 2020 is dropped from every link
+    one = year_chart(year_from=2020, year_to=2020)
+    assert one[2020][:2] == ("clear", {"q": ["x"]})
+    assert one[2021][:2] == ("span", {"q": ["x"], "year_from": ["2020"], "year_to": ["2021"]})
+    assert one[2019][:2] == ("span", {"q": ["x"], "year_from": ["2019"], "year_to": ["2020"]})
+    opened = year_chart(year_from=2020)  # open above: 2019 widens it downwards, 2021 narrows it
+    assert opened[2019][:2] == ("span", {"q": ["x"], "year_from": ["2019"]})
+    assert opened[2021][:2] == ("only", {"q": ["x"], "year_from": ["2021"], "year_to": ["2021"]})
+
+
+def test_papers_that_share_nothing_make_groups_and_two_groups_are_several_people():
+    lone = paper_groups([(["张伟", "李娜"], "Deep Learning"), (["张伟", "李娜"], "Deep Learning"),
+                         (["张伟", "王芳"], "Optimization"), (["张伟", "王芳"], "Optimization")], "张伟", 2)
+    assert [(g.papers, g.areas, g.coauthors) for g in lone] == [(2, ["Deep Learning"], ["李娜"]),
+                                                                (2, ["Optimization"], ["王芳"])]
+    assert several_people(lone)
+    # A co-author across areas links them (through any chain of papers): one person.
+    linked = paper_groups([(["A B", "C D"], "Theory"), (["a b", "C D", "E F"], "Optimization"),
+                           (["A B", "E F"], "Applications")], "a b", 2)
+    assert [g.papers for g in linked] == [3] and not several_people(linked)
+    assert paper_groups([(["A B"], None), (["A B"], None)], "a b", 2) == []  # nothing links lone papers
+
+
+def test_every_topic_has_a_slug_that_finds_it_again():
+    taxonomy = Taxonomy.load()
+    for area, subarea in taxonomy.subareas:
+        assert taxonomy.canonical(topic_slug(area), topic_slug(subarea)) == Topic(area, subarea)
+    assert topic_slug("Batch/Offline") == "batch-offline" and topic_slug("Health / Medicine") == "health-medicine"
+
+
+def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
+    params = SearchParams(q="retrieval models", filters={"venue": ["ICLR"]}, sort="relevance")
+    words, _, _ = plan.Search(parse_query(params.q), params, CONFIG).first()
+    body = pq.body(pq.AuthorPapers("thomas muller", params, words), CONFIG)
+    assert body["query"] == {"bool": {"must": [render.scoring_query(words, CONFIG)],
+                                      "filter": [{"term": {pq.AUTHOR_KEYS: "thomas muller"}}]}}
+    assert body["post_filter"] == fq.post_filter(fq.facet_filters(params, CONFIG))  # facets stay disjunctive
+    assert body["aggs"] == fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG))
+    assert body["sort"] == CONFIG["sorts"]["relevance"] and "highlight_query" in body["highlight"]
+    newest = pq.body(pq.AuthorPapers("thomas muller", SearchParams(sort="year")), CONFIG)
+    assert newest["sort"] == CONFIG["sorts"]["year"] and "highlight" not in newest
+
+
+def test_a_large_topic_page_samples_its_facets_apart():
+    topic = Topic("Deep Learning", "Large Language Models")
+    alone = pq.body(pq.TopicPapers(topic, facets=False), CONFIG)
+    assert "aggs" not in alone and alone["track_total_hits"] is True
+    sampled = pq.body(pq.TopicFacets(topic, 0.25), CONFIG)["aggs"][render.SAMPLE_AGG]
+    assert sampled["random_sampler"]["probability"] == 0.25 and "year" in sampled["aggs"]
+    assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=False) == 0.1
+    assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=True) == 1.0

@@ -1,0 +1,173 @@
+"""The requests of author and topic pages (webapp/services/profiles.py sends them), as render.py writes a
+search's: each a small plan (plain data) and the body it is sent as. The words of an author page's query are
+the search's own first round (plan.Search.first): scored, and highlighted, exactly as on the results page.
+
+- an author page: the papers of one folded name (papersearch/author_keys.py) under the page's filters, newest
+  first or by relevance, with the facets over them (disjunctive, as on the results page); and beside it in
+  one _msearch the name's profile: its spellings and co-authors, and its newest papers' authors and topics
+  (whether the name covers several people: author_groups.py);
+- a topic page: its newest papers, with the facets (years, venues, subareas), the most frequent authors and
+  the concepts most particular to it; on a large index the facets come in a second request, sampled as a
+  search's are when the topic has more papers than can be paged through (plan.Live.sample_probability);
+- the topics that have papers, with the day the newest was added (the sitemap).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from papersearch.taxonomy import Topic
+from webapp.domain import SearchParams
+from webapp.services import facet_queries as fq
+from webapp.services import render
+from webapp.services.es_query import Query, bool_query, filtered
+from webapp.services.plan import Page
+
+AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py)
+NAMES = "authors.as_written"  # the names exactly as the papers write them
+CONCEPTS = "concepts"
+ADDED = "added"
+SPELLINGS = 8  # a name's own spellings counted among the names beside its co-authors (they come first)
+
+
+@dataclass(frozen=True)
+class AuthorPapers:
+    """An author page's papers and facets: the name's papers under the page's filters in the page's order
+    (params.sort), `words` the query's first round when one is given (its scoring and highlight)."""
+
+    key: str
+    params: SearchParams
+    words: Page | None = None
+
+
+@dataclass(frozen=True)
+class AuthorProfile:
+    """Everything the name's papers say about it, whatever the page's query and filters."""
+
+    key: str
+
+
+@dataclass(frozen=True)
+class TopicPapers:
+    """A topic page: its newest papers, with (facets) or without its aggregations (a large index sends them
+    apart, as TopicFacets)."""
+
+    topic: Topic
+    facets: bool = True
+
+
+@dataclass(frozen=True)
+class TopicFacets:
+    topic: Topic
+    probability: float  # < 1: counted on a random sample
+
+
+@dataclass(frozen=True)
+class TopicsWithPapers:
+    """The topics papers are filed under, each with the day its newest paper was added."""
+
+
+Request = AuthorPapers | AuthorProfile | TopicPapers | TopicFacets | TopicsWithPapers
+
+
+def body(request: Request, config: dict) -> Query:
+    match request:
+        case AuthorPapers():
+            return _author_papers(request, config)
+        case AuthorProfile():
+            return _author_profile(request, config)
+        case TopicPapers():
+            return _topic_papers(request, config)
+        case TopicFacets():
+            return _topic_facets(request, config)
+        case TopicsWithPapers():
+            return _topics(config)
+    raise TypeError(f"not a profile request: {request!r}")
+
+
+def _author(key: str) -> Query:
+    return {"term": {AUTHOR_KEYS: key}}
+
+
+def _source(config: dict) -> Query:
+    return {"excludes": [config["suggest_field"], AUTHOR_KEYS]}
+
+
+def _author_papers(request: AuthorPapers, config: dict) -> Query:
+    params = request.params
+    filters = fq.facet_filters(params, config)
+    words = render.scoring_query(request.words, config) if request.words else {"match_all": {}}
+    out: Query = {
+        "query": filtered(words, [_author(request.key)]),
+        "aggs": fq.aggregations(config, filters),
+        "sort": config["sorts"][params.sort],
+        "track_total_hits": True,
+        **render.window(params, config),
+        "_source": _source(config),
+    }
+    if request.words and request.words.highlight:
+        out["highlight"] = {**config["highlight"],
+                            "highlight_query": render.highlight_query(request.words.highlight, config)}
+    post = fq.post_filter(filters)
+    if post:
+        out["post_filter"] = post
+    return out
+
+
+def _author_profile(request: AuthorProfile, config: dict) -> Query:
+    settings = config["profiles"]
+    area_field = fq.facet_config(config, "topic")["levels"][0]["field"]
+    return {
+        "query": bool_query(filter=[_author(request.key)]),
+        "size": settings["groups"]["papers"],
+        "sort": config["sorts"][settings["sort"]],
+        "track_total_hits": True,
+        "_source": ["authors", area_field],
+        "aggs": {"names": {"terms": {"field": NAMES, "size": settings["coauthors"] + SPELLINGS}}},
+    }
+
+
+def topic_filter(topic: Topic, config: dict) -> Query:
+    """The topic's papers: an area's, or one subarea's."""
+    areas, paths = ([], [topic.path]) if topic.subarea else ([topic.area], [])
+    return fq.topic_filter(areas, paths, config) or {"match_none": {}}
+
+
+def _topic_aggregations(config: dict, sampled: bool = False) -> Query:
+    """The facets, the names on the most papers (twice as many as shown: spellings of one name merge) and the
+    concepts particular to the topic (on at least concept_papers papers; a sample allows no more than 1)."""
+    settings = config["profiles"]["topic"]
+    concepts = {"field": CONCEPTS, "size": settings["concepts"], "min_doc_count": 1 if sampled else
+                settings["concept_papers"]}
+    return {**fq.aggregations(config, {}), "names": {"terms": {"field": NAMES, "size": 2 * settings["authors"]}},
+            CONCEPTS: {"significant_terms": concepts}}
+
+
+def _topic_papers(request: TopicPapers, config: dict) -> Query:
+    out: Query = {
+        "query": bool_query(filter=[topic_filter(request.topic, config)]),
+        "size": config["profiles"]["topic"]["newest"],
+        "sort": config["sorts"][config["profiles"]["sort"]],
+        "track_total_hits": True,  # one term filter: Elasticsearch counts it from the index's statistics
+        "_source": _source(config),
+    }
+    if request.facets:
+        out["aggs"] = _topic_aggregations(config)
+    return out
+
+
+def _topic_facets(request: TopicFacets, config: dict) -> Query:
+    aggs = _topic_aggregations(config, sampled=request.probability < 1)
+    if request.probability < 1:
+        sampler = {"probability": request.probability, "seed": config["large_index"]["seed"]}
+        aggs = {render.SAMPLE_AGG: {"random_sampler": sampler, "aggs": aggs}}
+    return {"size": 0, "track_total_hits": False, "query": bool_query(filter=[topic_filter(request.topic, config)]),
+            "aggs": aggs}
+
+
+def _topics(config: dict) -> Query:
+    area, sub = fq.facet_config(config, "topic")["levels"]
+    newest = {ADDED: {"max": {"field": ADDED}}}
+    return {"size": 0, "track_total_hits": False, "aggs": {"areas": {
+        "terms": {"field": area["field"], "size": area["size"]},
+        "aggs": {**newest, "children": {"terms": {"field": sub["field"], "size": sub["size"]}, "aggs": newest}}}}}

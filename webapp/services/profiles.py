@@ -1,0 +1,158 @@
+"""Author and topic pages: sends their requests (profile_queries.py writes them) with the search service's client,
+identity and time budget, and reads the answers into AuthorProfile and TopicProfile. Names are grouped by
+their folded form (papersearch/author_keys.py); a name that plainly covers several people is said to
+(author_groups.py)."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from http import HTTPStatus
+from typing import Any
+
+from papersearch.author_keys import author_key
+from papersearch.taxonomy import PATH_SEPARATOR, Topic
+from webapp.domain import (
+    AuthorProfile,
+    BadQuery,
+    ConceptCount,
+    NameCount,
+    SearchParams,
+    SearchResult,
+    SearchUnavailable,
+    TopicProfile,
+)
+from webapp.services import author_groups, render
+from webapp.services import profile_queries as pq
+from webapp.services.es_errors import es_errors
+from webapp.services.facets import facets
+from webapp.services.hits import to_hit
+from webapp.services.search import SearchService
+
+log = logging.getLogger(__name__)
+Answer = dict[str, Any]
+
+
+class ProfileService:
+    def __init__(self, search: SearchService) -> None:
+        self.search = search
+        self.config = search.config
+        self.labels = search.labels
+        self.taxonomy = search.taxonomy
+
+    def _send(self, requests: list[pq.Request], kind: str) -> list[Answer]:
+        """One round: a search, or an _msearch of several; a failed item fails the page."""
+        bodies = [pq.body(r, self.config) for r in requests]
+        with es_errors(self.search.alias, kind):
+            es = self.search.es()
+            if len(bodies) == 1:
+                answers = [es.search(index=self.search.alias, body=bodies[0]).body]
+            else:
+                searches = [x for b in bodies for x in ({}, b)]
+                answers = es.msearch(index=self.search.alias, searches=searches).body["responses"]
+        for answer in answers:
+            if "error" in answer:
+                log.error("%s page failed: %s", kind, answer["error"])
+                raise (BadQuery("This query could not be run; please simplify it.")
+                       if answer.get("status") == HTTPStatus.BAD_REQUEST else SearchUnavailable("search failed"))
+        return answers
+
+    # --- authors -------------------------------------------------------------------------------------
+
+    def author(self, name: str, params: SearchParams) -> AuthorProfile | None:
+        """The page of every name that folds as `name` does; None when no paper has one."""
+        key = author_key(name)
+        if not key:
+            return None
+        self.search.start_budget()
+        words = None
+        if params.q:
+            first, _, _ = self.search.plan(params).first()
+            words = first if not first.cacheable else None  # syntax alone ("-") leaves no words to rank by
+        settings = self.config["profiles"]
+        params = params.model_copy(update={"sort": settings["query_sort" if words else "sort"]})  # the page's order
+        listed, profile = self._send([pq.AuthorPapers(key, params, words), pq.AuthorProfile(key)], "author")
+        papers = profile["hits"]["total"]["value"]
+        if not papers:
+            return None
+        names = [(str(b["key"]), b["doc_count"]) for b in profile["aggregations"]["names"]["buckets"]]
+        spellings = [NameCount(name=n, count=c) for n, c in names if author_key(n) == key]
+        sources = [h.get("_source", {}) for h in profile["hits"]["hits"]]
+        groups = author_groups.paper_groups([(s.get("authors") or [], s.get("topic_area")) for s in sources], key,
+                                            settings["groups"]["min_papers"])
+        several = author_groups.several_people(groups)
+        return AuthorProfile(
+            name=spellings[0].name if spellings else name, key=key, spellings=spellings, papers=papers,
+            coauthors=by_person([(n, c) for n, c in names if author_key(n) != key])[:settings["coauthors"]],
+            several_people=several, groups=groups if several else [], grouped_papers=len(sources),
+            result=self._result(listed, params))
+
+    def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
+        total = answer["hits"]["total"]["value"]
+        window = self.config["max_result_window"]
+        return SearchResult(params=params, total=total, took_ms=answer.get("took", 0),
+                            hits=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
+                            facets=facets(answer.get("aggregations", {}), params, self.config, self.labels),
+                            page_count=params.page_count(total, window), too_deep=params.is_too_deep(window))
+
+    # --- topics --------------------------------------------------------------------------------------
+
+    def topic(self, topic: Topic) -> TopicProfile | None:
+        """A topic's page; None when it has no papers. On a large index the facets come apart, sampled when the
+        topic has more papers than can be paged through (as a search's: plan.Live.sample_probability)."""
+        self.search.start_budget()
+        live = self.search.live_index()
+        large = live.papers > self.config["large_index"]["above"]
+        answer, = self._send([pq.TopicPapers(topic, facets=not large)], "topic")
+        total = answer["hits"]["total"]
+        if not total["value"]:
+            return None
+        probability = 1.0
+        aggs = answer.get("aggregations", {})
+        if large:
+            probability = live.sample_probability(self.config, total["value"] < self.config["max_result_window"])
+            sampled, = self._send([pq.TopicFacets(topic, probability)], "facets")
+            aggs = sampled.get("aggregations", {})
+            aggs = aggs.get(render.SAMPLE_AGG, {}) if probability < 1 else aggs
+        glossary = self.search.matcher.concepts
+        concepts = [ConceptCount(id=c.id, name_en=c.name_en, name_zh=c.name_zh, count=b["doc_count"])
+                    for b in aggs.get(pq.CONCEPTS, {}).get("buckets", []) if (c := glossary.get(str(b["key"])))]
+        names = [(str(b["key"]), b["doc_count"]) for b in aggs.get("names", {}).get("buckets", [])]
+        area_zh = self.labels.label_zh(topic.area) or topic.area
+        return TopicProfile(
+            area=topic.area, subarea=topic.subarea, path=topic.path, area_zh=area_zh,
+            label_zh=self.labels.label_zh(topic.area, topic.subarea) or topic.subarea or area_zh,
+            papers=total["value"], newest=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
+            facets=facets(aggs, SearchParams(), self.config, self.labels), facets_are_estimates=probability < 1,
+            authors=by_person(names)[:self.config["profiles"]["topic"]["authors"]], concepts=concepts)
+
+    def topics_with_papers(self) -> list[tuple[Topic, str | None]]:
+        """Every topic of the taxonomy that has papers (areas, and subareas under them), each with the day its
+        newest paper was added (None before added dates)."""
+        self.search.start_budget()
+        answer, = self._send([pq.TopicsWithPapers()], "topics")
+        taxonomy = self.taxonomy
+        out: list[tuple[Topic, str | None]] = []
+        for area in answer.get("aggregations", {}).get("areas", {}).get("buckets", []):
+            found = [(Topic(str(area["key"])), area)]
+            found += [(Topic(str(area["key"]), str(b["key"]).partition(PATH_SEPARATOR)[2]), b)
+                      for b in area.get("children", {}).get("buckets", []) if PATH_SEPARATOR in str(b["key"])]
+            out += [(t, _day(b)) for t, b in found if taxonomy.canonical(t.area, t.subarea) == t]
+        return out
+
+
+def by_person(names: list[tuple[str, int]]) -> list[NameCount]:
+    """Names counted per folded form, each shown as most of its papers write it; most papers first."""
+    counts: Counter[str] = Counter()
+    spelled: dict[str, Counter[str]] = {}
+    for name, count in names:
+        key = author_key(name)
+        counts[key] += count
+        spelled.setdefault(key, Counter())[name] += count
+    return [NameCount(name=spelled[k].most_common(1)[0][0], count=c) for k, c in counts.most_common() if k]
+
+
+def _day(bucket: dict) -> str | None:
+    """The day of a max aggregation over the added dates; None when no paper has one."""
+    newest = bucket.get(pq.ADDED, {})
+    return str(newest["value_as_string"])[:10] if newest.get("value") is not None else None
