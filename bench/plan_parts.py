@@ -4,6 +4,7 @@ without one part of the plan (webapp/services/plan.py), so the difference in `to
 Parts, as they show in the request bodies the service sends:
   highlight      the highlight section (the lean highlight query on the highlighted fields)
   facets         the aggregations (every facet of config/index.json)
+  chart          the papers-per-year histogram inside the year facet's aggregation (issue 34)
   exact total    track_total_hits true → counted up to 10,000 (what a capped "10,000+" would save)
   closeness      the rescore of the first results (closeness of the words)
   typo fallback  the fuzzy alternatives (search_mix.strip_fuzzy)
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
+from webapp.services.facet_queries import HISTOGRAM
 
 Body = dict[str, Any]
 
@@ -52,9 +54,25 @@ def _no_fuzzy(body: Body) -> Body:
     return body
 
 
+def _has_chart(node: Any) -> bool:
+    return isinstance(node, dict) and (HISTOGRAM in node.get("aggs", {}) or any(map(_has_chart, node.values())))
+
+
+def _no_chart(body: Body) -> Body:
+    """The body without any facet's histogram (facet_queries.HISTOGRAM), wherever its aggregations nest."""
+    def strip(node: Any) -> None:
+        if isinstance(node, dict):
+            node.get("aggs", {}).pop(HISTOGRAM, None)
+            for value in node.values():
+                strip(value)
+    strip(body)
+    return body
+
+
 PARTS: dict[str, tuple[Callable[[Body], bool], Callable[[Body], Body]]] = {
     "highlight": (lambda b: "highlight" in b, _without("highlight")),
     "facets": (lambda b: bool(b.get("aggs")), _without("aggs")),
+    "chart": (_has_chart, _no_chart),
     "exact total": (lambda b: b.get("track_total_hits") is True, _capped),
     "closeness": (lambda b: "rescore" in b, _without("rescore")),
     "typo fallback": (lambda b: "fuzziness" in str(b.get("query", "")), _no_fuzzy),

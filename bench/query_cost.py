@@ -29,7 +29,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -186,44 +186,65 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drop", action="store_true", help="delete the benchmark's indices at the end")
     parser.add_argument("--out", help="results file name under bench/results/")
     args = parser.parse_args(argv)
-    from bench.corpus import ensure_corpus
-
     ensure_node()
-    inputs: list[tuple[str, str, list[Path]]] = []
-    present = [c for c in args.corpus if c.is_file()]
-    for missing in set(args.corpus) - set(present):
-        log(f"{missing}: not there; skipped")
-    if present:
-        inputs.append(("real", " + ".join(c.name for c in present), present))
-    for size in (int(s) for s in args.sizes.split(",") if s.strip()):
-        inputs.append((str(size), f"generated {size:,}", [ensure_corpus(size, log=log)]))
     parts = None
     if args.parts:
         from bench.plan_parts import without_each_part as parts
-    results: dict[str, Any] = {
-        "command": "python -m bench.query_cost " + " ".join(argv if argv is not None else sys.argv[1:]),
-        "started": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(),
-        "repeats": args.repeats, "corpora": []}
+    results = new_results("query_cost", argv, args.repeats)
     started = time.time()
+    for label, alias, papers in loaded_corpora(args):
+        rows = cost_rows(alias, args.repeats, parts)
+        totals = summary(rows)
+        results["corpora"].append({"corpus": label, "alias": alias, "papers": papers, "rows": rows, **totals})
+        print(table(label, papers, rows, totals), flush=True)
+    write_results(results, started, args.out or f"query-cost-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json")
+    return 0
+
+
+def corpus_inputs(corpora: list[Path], sizes: str) -> list[tuple[str, str, list[Path]]]:
+    """(alias suffix, label, files) of each corpus asked for: the real files together, then each generated size."""
+    from bench.corpus import ensure_corpus
+
+    inputs: list[tuple[str, str, list[Path]]] = []
+    present = [c for c in corpora if c.is_file()]
+    for missing in set(corpora) - set(present):
+        log(f"{missing}: not there; skipped")
+    if present:
+        inputs.append(("real", " + ".join(c.name for c in present), present))
+    for size in (int(s) for s in sizes.split(",") if s.strip()):
+        inputs.append((str(size), f"generated {size:,}", [ensure_corpus(size, log=log)]))
+    return inputs
+
+
+def loaded_corpora(args: argparse.Namespace) -> Iterator[tuple[str, str, int]]:
+    """(label, alias, papers) of each corpus asked for (--corpus, --sizes), loaded unless it is (--reload: anew);
+    with --drop the benchmark's indices are deleted at the end."""
     try:
-        for name, label, sources in inputs:
+        for name, label, sources in corpus_inputs(args.corpus, args.sizes):
             alias = f"{ALIAS}{name}"
             papers = ensure_loaded(alias, sources, args.reload)
             log(f"== {label}: {papers} papers behind {alias}")
-            rows = cost_rows(alias, args.repeats, parts)
-            totals = summary(rows)
-            results["corpora"].append({"corpus": label, "alias": alias, "papers": papers, "rows": rows, **totals})
-            print(table(label, papers, rows, totals), flush=True)
+            yield label, alias, papers
     finally:
         if args.drop:
             log(f"deleted {', '.join(delete_indices(f'{ALIAS}*')) or 'nothing'}")
+
+
+def new_results(script: str, argv: list[str] | None, repeats: int) -> dict[str, Any]:
+    return {"command": f"python -m bench.{script} " + " ".join(argv if argv is not None else sys.argv[1:]),
+            "started": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine(), "repeats": repeats,
+            "corpora": []}
+
+
+def write_results(results: dict[str, Any], started: float, name: str) -> Path:
+    """bench/results/<name> with the run's duration and the load at its end."""
     results["elapsed_s"] = round(time.time() - started, 1)
     results["machine"]["loadavg_at_end"] = os.getloadavg()
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / (args.out or f"query-cost-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json")
+    out = RESULTS_DIR / name
     out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nresults: {out}")
-    return 0
+    return out
 
 
 if __name__ == "__main__":
