@@ -82,7 +82,7 @@ class SearchEvent(Event):
     took_ms: int
     # Names of the fallbacks and expansions that shaped the result (see webapp's SearchResult.fallbacks).
     fallbacks: list[str] = []
-    did_you_mean: str | None = None
+    did_you_mean: str | None = None  # the correction offered, or (fallback "corrected") the one shown
     lang: str
     source: Source
 

@@ -85,7 +85,8 @@ def test_searches_and_clicks_are_logged_without_anything_identifying(logged_app,
     page_doc, api_doc, click, retype = docs
     assert page_doc["query_id"] == page_id and page_doc["source"] == "page" and page_doc["lang"] == "zh"
     assert page_doc["q"] == "diffsuion" and page_doc["filters"] == ["area=Deep Learning"]
-    assert "did_you_mean" in page_doc["fallbacks"] and page_doc["did_you_mean"] == "diffusion"
+    # the correction offered, or (fallback "corrected") the one whose results were shown
+    assert {"did_you_mean", "corrected"} & set(page_doc["fallbacks"]) and page_doc["did_you_mean"] == "diffusion"
     assert page_doc["total"] > 0 and page_doc["zero_result"] is False
     assert api_doc["query_id"] == api_id and api_doc["source"] == "api"
     assert api_doc["filters"] == ["year=2024", "year=2023", "year_from=2020"] and api_doc["sort"] == "year"
@@ -207,9 +208,9 @@ def test_metrics_count_requests_searches_and_elasticsearch_calls(cluster, sample
     assert delta("papersearch_searches_total", source="api") == 3
     assert delta("papersearch_searches_total", source="page") == 1
     assert delta("papersearch_zero_result_searches_total", source="api") == 1
-    assert delta("papersearch_search_fallbacks_total", fallback="did_you_mean") >= 1
-    # "diffsuion" finds nothing: the relaxed search and the did-you-mean check go in one _msearch.
-    for kind in ("search", "msearch", "suggest", "get", "mlt"):
+    assert delta("papersearch_search_fallbacks_total", fallback="corrected") >= 1
+    # "diffsuion" finds nothing: its spelling is checked in one _msearch, then the corrected query is shown.
+    for kind in ("search", "spelling", "suggest", "get", "mlt"):
         assert delta("papersearch_es_request_duration_seconds_count", kind=kind) >= 1, kind
     assert delta("papersearch_querylog_written_total") == 0  # the log is off here
 

@@ -146,6 +146,8 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
         size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
         xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
                                           "language (0: only the words as typed)")),
+        spell=(bool, Field(True, description="When no paper has the words as typed and a correction does, show "
+                                             "the corrected query's results (0: only the words as typed)")),
     )
 
 
@@ -183,7 +185,8 @@ class RequestArgs:
                 low, high = high, low  # typed the wrong way round: the years between them
             ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
-                            ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl)
+                            ranges=ranges, sort=a.sort, page=a.page, size=a.size, xl=a.xl,
+                            spell=a.spell)
 
     def suggest(self, args: MultiDict) -> str:
         return self.validate(self.suggest_model, args).q
@@ -239,8 +242,8 @@ def _param_error(error: Any, model: type[BaseModel], config: dict[str, Any]) -> 
         return ParamError("error.not_integer", param=name, value=value[:40])
     if name == "size":
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
-    if name == "xl":
-        return ParamError("error.xl", value=value[:40])
+    if name in ("xl", "spell"):
+        return ParamError("error.flag", param=name, value=value[:40])
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
     if name == "format":
