@@ -89,7 +89,8 @@ class Recorder:
         event = querylog.SearchEvent(
             query_id=querylog.new_query_id(), q=p.q[:querylog.MAX_LOGGED_QUERY], filters=filters_of(result),
             sort=p.sort, page=p.page, size=p.size, total=result.total, took_ms=result.took_ms,
-            fallbacks=result.fallbacks, did_you_mean=result.did_you_mean or result.showing_for, lang=lang, source=source,
+            fallbacks=result.fallbacks, did_you_mean=result.did_you_mean or result.showing_for, lang=lang,
+            source=source,
         )
         self.writer.submit(event)
         result.query_id = self.query_ids.issue(event.query_id, source, p.offset, [hit.id for hit in result.hits])
