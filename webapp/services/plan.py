@@ -113,16 +113,20 @@ class Search:
         suggesters' options): the words no paper contains, and the query with every likely typo corrected. A
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
-        edits in five letters, one paper); a word in fewer than rare_below papers to one in at least `commoner`
-        times as many; the best option by score, then by papers."""
+        edits in five letters, one paper); a word in fewer than rare_below papers only to a close one in at
+        least `commoner` times as many (transfomer → transformer; tenses is not tensor). Of the options
+        within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
         settings = self.config["spelling"]
         fixes: dict[str, str] = {}
         for word, papers in counts.items():
-            need = max(settings["min_freq"], settings["commoner"] * papers)
-            good = [o for o in options.get(word, []) if o.text != word and (
-                o.freq >= need or (papers == 0 and o.score >= settings["close"]))]
+            close = [o for o in options.get(word, []) if o.text != word and o.score >= settings["close"]]
+            if papers == 0:
+                good = close + [o for o in options.get(word, []) if o.freq >= settings["min_freq"]]
+            else:
+                good = [o for o in close if o.freq >= settings["commoner"] * papers]
             if papers < settings["rare_below"] and good:
-                fixes[word] = max(good, key=lambda o: (o.score, o.freq)).text
+                best = max(o.score for o in good)
+                fixes[word] = max((o for o in good if o.score >= best - settings["near"]), key=lambda o: o.freq).text
         unknown = frozenset(w for w, papers in counts.items() if papers == 0)
         return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
