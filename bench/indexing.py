@@ -50,24 +50,13 @@ from bench.common import (
     identity,
     log,
     retrying,
+    without_tagging,
 )
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 from bench.processes import cpu_per_doc, cpu_seconds, es_process, sample_rss
 
 BENCH_ALIAS = "papersbench_idx"
 
-
-@contextlib.contextmanager
-def without_tagging():
-    """The indexer as it would be without the glossary: a matcher over no concepts (--no-tags)."""
-    from unittest import mock
-
-    from papersearch import concepts
-    from papersearch.concepts.glossary import Glossary
-
-    empty = concepts.ConceptMatcher(Glossary(()))
-    with mock.patch.object(concepts, "matcher", lambda *a: empty):
-        yield
 RAW_INDEX = "papersbench_raw"
 CHUNK_DOCS = 1000
 CHUNK_BYTES = 8 * 1024 * 1024
