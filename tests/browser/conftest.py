@@ -15,7 +15,7 @@ from flask import Flask
 from support import delete_alias_indices, loaded_alias
 from werkzeug.serving import make_server
 
-from papersearch import querylog
+from papersearch import querylog_schema
 from webapp import create_app, site
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -30,14 +30,14 @@ VENUE_PAPERS = Path(__file__).resolve().parents[1] / "fixtures" / "venue-papers.
 @pytest.fixture(scope="session")
 def live_query_log(admin) -> Iterator[str]:
     """The base name of the query log the live server writes (its indices are deleted afterwards)."""
-    base = f"{querylog.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
+    base = f"{querylog_schema.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
     yield base
     delete_alias_indices(admin, base)
 
 
 @pytest.fixture(scope="session")
 def live_app(cluster, sample_alias, live_query_log) -> Iterator[Flask]:
-    """The app with its query log on, so every page runs querylog.js (console errors are checked)."""
+    """The app with its query log on, so every page runs querylog_schema.js (console errors are checked)."""
     app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on",
                                       PAPERSEARCH_QUERY_LOG_INDEX=live_query_log), rate_limit="off")
     yield app

@@ -19,7 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from webapp import create_app
 from webapp.controllers.query_ids import TOKEN_PATTERN, QueryIds
-from webapp.querylog import FULL, UNAVAILABLE, QueryLogWriter
+from webapp.querylog_writer import FULL, UNAVAILABLE, QueryLogWriter
 
 PRIVATE = {"REMOTE_ADDR": "203.0.113.77", "HTTP_X_FORWARDED_FOR": "198.51.100.9",
            "HTTP_USER_AGENT": "SecretAgent/1.0 (tester)", "HTTP_COOKIE": "lang=en; session=s3cr3t-cookie"}

@@ -22,7 +22,7 @@ from support import SAMPLE, build_alias, loaded_alias, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
-from webapp import create_app, security
+from webapp import create_app, headers_and_limits
 
 PAPERS = [
     {"id": "en-paper", "title": "Sparse attention for long documents", "title_zh": "长文档的稀疏注意力",
@@ -319,9 +319,9 @@ NEW_ROUTES = ["/feed?q=tokamak", "/opensearch.xml", "/api/opensearch/suggest?q=t
 def test_new_routes_keep_security_headers_and_the_rate_limit(cluster, tools_alias):
     plain = create_app(cluster.settings(tools_alias), rate_limit="off")
     budget = 0
-    for path in NEW_ROUTES:  # each weighs what it costs (webapp/security.py WEIGHTS)
+    for path in NEW_ROUTES:  # each weighs what it costs (webapp/headers_and_limits.py WEIGHTS)
         with plain.test_request_context(path):
-            budget += security.cost()
+            budget += headers_and_limits.cost()
     client = create_app(cluster.settings(tools_alias), rate_limit=f"{budget}/minute").test_client()
     for path in NEW_ROUTES:
         r = client.get(path)

@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
-from webapp.serializers.citation import FORMATS as CITATION_FORMATS
+from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
 # page (facets, chips, pagination), so the page grows with the square of their number: at 50 per parameter a

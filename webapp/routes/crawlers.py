@@ -1,4 +1,4 @@
-"""For crawlers: robots.txt and the sitemap of paper pages, from the index (webapp/services/listing.py), each
+"""For crawlers: robots.txt and the sitemap of paper pages, from the index (webapp/services/long_lists.py), each
 sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
 
 /sitemap.xml is one file while every paper fits into one (MAX_URLS, the protocol's 50,000), else an index
@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, current_app, request, url_for
 
-from webapp.controllers import listing as controller
+from webapp.controllers import feeds_exports as controller
 from webapp.controllers.versioned_cache import VersionedCache
 from webapp.routes import service
 from webapp.routes.feeds import list_args, paper_url
