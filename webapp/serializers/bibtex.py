@@ -87,7 +87,7 @@ def authors(paper: Hit) -> str:
 
 
 def to_bibtex(paper: Hit, key: str | None = None) -> str:
-    """One entry; `key` instead of the paper's own citation key (a list's distinct keys: citation_fields.distinct_key)."""
+    """One entry; `key` instead of the paper's own citation key (a list's distinct keys: distinct_key)."""
     kind, venue_field = _KINDS.get(paper.record_type or "", _OTHER)
     fields = [
         ("author", authors(paper)),
