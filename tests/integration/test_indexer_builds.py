@@ -74,7 +74,7 @@ def test_reindex_while_searching_flips_once_without_failures(cluster, alias: str
         reindex(cluster, alias, *SEEDS)
         new = live(es, alias)
         wait_for(lambda: sum(indices == {new} for _, indices in loop.answers) >= 20 or loop.failures, 60,
-                  "searches after the flip")
+                 "searches after the flip")
     finally:
         loop.stop.set()
         loop.join(30)
@@ -104,7 +104,7 @@ def test_a_killed_reindex_keeps_the_alias_and_the_next_one_takes_over_at_once(cl
         proc.stderr.close()
     # Nothing of the killed run keeps running: its producer notices and ends.
     wait_for(lambda: not any(h.is_running() and h.status() != psutil.STATUS_ZOMBIE for h in helpers), 30,
-              "the killed run's producer to end")
+             "the killed run's producer to end")
 
     # Searches stay on the old version; the half-built one is marked incomplete; the lock is left behind.
     assert live(es, alias) == old

@@ -236,13 +236,17 @@ def test_a_build_paused_over_a_node_restart_reconnects_and_completes(node, local
         paused = [build, *build.children(recursive=True)]  # the producer too, as on a suspended host
         for p in paused[1:]:
             p.suspend()
+        t0 = time.monotonic()
         try:
             assert node.stop() is True
+            t1 = time.monotonic()
         finally:
             node.start()
             for p in paused:
                 p.resume()
+        t2 = time.monotonic()
         out, err = wait_out(proc, es, old_alias, old, 300)
+    print(f"stop {t1 - t0:.1f} s, start {t2 - t1:.1f} s, the build ended {time.monotonic() - t2:.1f} s later")
     assert proc.returncode == 0, out + err
     assert f"read {PAPERS}, indexed {PAPERS}" in out and "rejected 0, failed 0" in out, out
     es = local.client("admin")
