@@ -177,7 +177,7 @@ def test_a_frozen_node_answers_503_with_retry_after_and_searches_recover(node, l
     during = [a for a in answers if frozen + 0.1 < a.started and a.ended < thawed]
     assert before and all(a.status == 200 for a in before)
     # While frozen every search gives up within its time budget (webapp.REQUEST_TIMEOUT, 2 s: the answers
-    # took 2.1-2.2 s here) and says when to try again; none waits for the thaw.
+    # took 2.0-2.2 s here) and says when to try again; none waits for the thaw.
     assert len(during) >= 4 and {a.status for a in during} == {503}
     assert {a.retry_after for a in during} == {str(RETRY_AFTER_UNAVAILABLE)}
     slowest = max(a.ended - a.started for a in answers)
