@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 from support import delete_alias_indices, loaded_alias
 from werkzeug.serving import make_server
 
@@ -25,6 +26,10 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 VENUE_PAPERS = Path(__file__).resolve().parents[1] / "fixtures" / "venue-papers.jsonl"
+# How long a page action or an expect() may wait for its condition: a ceiling that only catches a hang, not a
+# speed (Playwright's defaults, 30 s for actions and 5 s for expect(), are for a quiet machine).
+CEILING_MS = 30_000
+expect.set_options(timeout=CEILING_MS)
 
 
 @pytest.fixture(scope="session")
@@ -97,7 +102,7 @@ def browser():
 def page(browser):
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(CEILING_MS)
     yield page
     context.close()
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import bibtexparser
@@ -18,7 +17,7 @@ import rispy
 from consumers import opensearch_urls, valid_atom, xsd
 from lxml import etree, html
 from protego import Protego
-from support import SAMPLE, build_alias, loaded_alias, write_jsonl
+from support import SAMPLE, build_alias, loaded_alias, next_millisecond, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
@@ -169,14 +168,14 @@ def test_a_new_paper_tops_an_open_feed_and_a_reindex_moves_nothing(cluster, alia
         return [e.link.rsplit("/", 1)[1] for e in parsed.entries]
 
     assert set(feed_ids()) == {p["id"] for p in old}
-    time.sleep(0.01)
+    next_millisecond()
     new = {"id": "new-1", "title": "Stellarator coil design revisited", "year": 2019}  # an older year, added last
     with RejectsWriter(None) as rejects:
         operations.add(cluster.client("indexer"), cluster.settings(alias),
                        [write_jsonl(tmp_path / "new.jsonl", [new])], rejects, progress=False)
     after_add = feed_ids()
     assert after_add[0] == "new-1"
-    time.sleep(0.01)
+    next_millisecond()
     newest = {"id": "new-2", "title": "Stellarator coil design, the sequel"}
     build_alias(cluster, alias, [write_jsonl(tmp_path / "all.jsonl", [*old, new, newest])])
     after_reindex = feed_ids()
