@@ -65,16 +65,17 @@ def admin(*args: str) -> tuple[dict, float]:
 def write_query_log(entries: int) -> None:
     """One day of search entries through the webapp's own writer and identity."""
     from bench.common import WEB_USER
-    from papersearch import querylog
+    from papersearch import querylog_schema
     from papersearch.es import make_client
     from papersearch.settings import Settings
-    from webapp.querylog import QueryLogWriter
+    from webapp.querylog_writer import QueryLogWriter
 
     user, password = identity(WEB_USER)
     client = make_client("web", Settings(ES_URL=es_url(), ES_WEB_USERNAME=user, ES_WEB_PASSWORD=password))
     writer = QueryLogWriter(client, LOG_BASE, flush_every=0.2)
     for i in range(entries):
-        writer.submit(querylog.SearchEvent(query_id=querylog.new_query_id(), q=f"query {i % 500}", sort="relevance",
+        writer.submit(querylog_schema.SearchEvent(query_id=querylog_schema.new_query_id(), q=f"query {i % 500}",
+                                                  sort="relevance",
                                            page=1, size=10, total=i % 37, took_ms=12, lang="en", source="page"))
     assert writer.flush(120)
     writer.close()

@@ -168,3 +168,16 @@ def retrying(what: str, fn, attempts: int = 3):
             log(f"{what}: attempt {attempt} hit a node outage ({text[:160]}); retrying")
             time.sleep(5)
     raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def without_tagging():
+    """The indexer as it would be without the glossary: a matcher over no concepts (bench/indexing.py --no-tags)."""
+    from unittest import mock
+
+    from papersearch import concepts
+    from papersearch.concepts.glossary import Glossary
+
+    empty = concepts.ConceptMatcher(Glossary(()))
+    with mock.patch.object(concepts, "matcher", lambda *a: empty):
+        yield

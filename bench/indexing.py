@@ -50,12 +50,13 @@ from bench.common import (
     identity,
     log,
     retrying,
+    without_tagging,
 )
-from bench.concepts import without_tagging
 from bench.corpus import DEFAULT_SEED, ensure_corpus
 from bench.processes import cpu_per_doc, cpu_seconds, es_process, sample_rss
 
 BENCH_ALIAS = "papersbench_idx"
+
 RAW_INDEX = "papersbench_raw"
 CHUNK_DOCS = 1000
 CHUNK_BYTES = 8 * 1024 * 1024

@@ -8,6 +8,8 @@ Parts, as they show in the request bodies the service sends:
   exact total    track_total_hits true → counted up to 10,000 (what a capped "10,000+" would save)
   closeness      the rescore of the first results (closeness of the words)
   typo fallback  the fuzzy alternatives (search_mix.strip_fuzzy)
+  topic lift     each word's constant for a match in the topic labels (clauses.topic_lift)
+  concept tag    each concept's tag clause beside its words (clauses.concept_tag)
   concepts       the glossary's concepts in the other language (the same search with xl=0)
 A part the query's requests do not have is not listed.
 """
@@ -69,6 +71,40 @@ def _no_chart(body: Body) -> Body:
     return body
 
 
+def _drop(is_part: Callable[[Any], bool]) -> Callable[[Body], Body]:
+    """The body without the clauses is_part picks out of any should list (the rest of the query unchanged)."""
+    def walk(node: Any) -> Any:
+        if isinstance(node, list):
+            return [walk(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        out = {k: walk(v) for k, v in node.items()}
+        b = out.get("bool")
+        if isinstance(b, dict) and isinstance(b.get("should"), list):
+            kept = [c for c in b["should"] if not is_part(c)]
+            if len(kept) < len(b["should"]):
+                if len(kept) == 1 and set(b) <= {"should", "minimum_should_match"}:
+                    return kept[0]
+                b["should"] = kept
+        return out
+
+    def change(body: Body) -> Body:
+        if "query" in body:
+            body["query"] = walk(body["query"])
+        return body
+    return change
+
+
+def _is_lift(c: Any) -> bool:
+    return isinstance(c, dict) and "constant_score" in c and "multi_match" in c["constant_score"].get("filter", {}) \
+        and c["constant_score"]["filter"]["multi_match"].get("type") == "best_fields"
+
+
+def _is_tag(c: Any) -> bool:
+    return isinstance(c, dict) and (("term" in c and "concepts" in c["term"]) or
+                                    ("dis_max" in c and all("term" in q for q in c["dis_max"]["queries"])))
+
+
 PARTS: dict[str, tuple[Callable[[Body], bool], Callable[[Body], Body]]] = {
     "highlight": (lambda b: "highlight" in b, _without("highlight")),
     "facets": (lambda b: bool(b.get("aggs")), _without("aggs")),
@@ -76,6 +112,8 @@ PARTS: dict[str, tuple[Callable[[Body], bool], Callable[[Body], Body]]] = {
     "exact total": (lambda b: b.get("track_total_hits") is True, _capped),
     "closeness": (lambda b: "rescore" in b, _without("rescore")),
     "typo fallback": (lambda b: "fuzziness" in str(b.get("query", "")), _no_fuzzy),
+    "topic lift": (lambda b: "constant_score" in str(b.get("query", "")), _drop(_is_lift)),
+    "concept tag": (lambda b: "'concepts'" in str(b.get("query", "")), _drop(_is_tag)),
 }
 
 

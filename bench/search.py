@@ -95,15 +95,9 @@ def server_arguments(parser: argparse.ArgumentParser, clients: str) -> argparse.
 def main(argv: list[str] | None = None) -> int:
     parser = server_arguments(argparse.ArgumentParser(description=__doc__,
                                                       formatter_class=argparse.RawDescriptionHelpFormatter), "1,8,32")
-    parser.add_argument("--query-log-overhead", action="store_true",
-                        help="also measure the query log's cost (bench/querylog_overhead.py)")
     args = parser.parse_args(argv)
     clients = [int(c) for c in args.clients.split(",")]
     result = bench_search(args.alias, clients, args.seconds, workers=args.workers)
-    if args.query_log_overhead:
-        from bench.querylog_overhead import bench_query_log
-
-        result["query_log"] = bench_query_log(args.alias, clients, args.seconds, workers=args.workers)
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
 

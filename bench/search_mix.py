@@ -99,7 +99,7 @@ class Request:
 
 @functools.cache
 def _recording_service(alias: str, url: str) -> tuple[Any, list[Request]]:
-    """Per alias and cluster: bench.cluster runs the mix on one cluster after another in one process."""
+    """Per alias and cluster (one process may run the mix on several)."""
     from papersearch.es import make_client
     from papersearch.settings import Settings
     from webapp.services.search import SearchService

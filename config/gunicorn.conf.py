@@ -3,7 +3,7 @@
     gunicorn -c config/gunicorn.conf.py          # serves webapp.wsgi:app on PAPERSEARCH_BIND
 
 Each worker process imports the app itself (no preload), so each has its own Elasticsearch client and,
-with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit counts (webapp/security.py).
+with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit counts (webapp/headers_and_limits.py).
 """
 
 import multiprocessing
@@ -33,7 +33,7 @@ errorlog = "-"
 loglevel = os.environ.get("PAPERSEARCH_LOG_LEVEL", "info")
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 # Forwarded headers (X-Forwarded-Proto, X-Forwarded-For, Forwarded) are trusted in one place, the app, for as
-# many proxies as PAPERSEARCH_TRUSTED_PROXIES says (webapp/security.py): gunicorn itself trusts them from no
+# many proxies as PAPERSEARCH_TRUSTED_PROXIES says (webapp/headers_and_limits.py): gunicorn itself trusts them from no
 # address. Its default, 127.0.0.1, let `X-Forwarded-Proto: https` from loopback make a request https although
 # no proxy was trusted (DECISIONS.md "Forwarded headers: one setting").
 forwarded_allow_ips = ""

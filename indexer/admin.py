@@ -26,8 +26,7 @@ import sys
 from pathlib import Path
 
 from indexer import backup_admin, querylog_admin
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_REJECTS = 0, 1, 2, 3
+from indexer.exit_codes import EXIT_FAILED
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
     from indexer.restore import RestoreReport
     from papersearch.settings import Settings
 
-EXIT_OK, EXIT_FAILED = 0, 1
+from indexer.exit_codes import EXIT_FAILED, EXIT_OK
+
 MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backup.py)
 
 

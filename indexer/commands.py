@@ -11,9 +11,9 @@ from pathlib import Path
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from indexer import backup_admin, operations, querylog_admin, versions
-from indexer.admin import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
 from indexer.backup_repository import BackupError
 from indexer.build_lock import BuildLock, LockBusy
+from indexer.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
 from indexer.loader import WritesBlocked
 from indexer.prepare import Producer
 from indexer.readers import SourceError

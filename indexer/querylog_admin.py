@@ -20,7 +20,8 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
     from indexer.querylog_report import Report
     from papersearch.settings import Settings
 
-EXIT_OK, EXIT_FAILED = 0, 1
+from indexer.exit_codes import EXIT_FAILED, EXIT_OK
+
 SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all of them
 _SOURCE_NAMES = {"page": "search page only", "api": "API only", "all": "search page and API"}
 

@@ -1,6 +1,6 @@
 """What people searched for and did not find: the query log summarised (`papersearch-admin report`).
 
-Reads the daily query-log indices (papersearch/querylog.py) with the indexer's identity, which may
+Reads the daily query-log indices (papersearch/querylog_schema.py) with the indexer's identity, which may
 read them, not change them (it may only append, for restores). Everything but the retyped queries is one
 aggregation request; retypes join each `retype` event with the two searches it links (by query id) to compare
 their queries and times.
@@ -17,7 +17,7 @@ from datetime import UTC, date, datetime, timedelta
 from elasticsearch import Elasticsearch, NotFoundError
 from pydantic import BaseModel, computed_field
 
-from papersearch import querylog
+from papersearch import querylog_schema
 
 RETYPE_WITHIN = timedelta(minutes=1)
 TOP = 15
@@ -40,7 +40,7 @@ def log_indices(client: Elasticsearch, base: str) -> dict[str, date]:
         found = client.indices.resolve_index(name=f"{base}-*", expand_wildcards="open")
     except NotFoundError:
         return {}
-    days = {entry["name"]: querylog.day_of_index(base, entry["name"]) for entry in found["indices"]}
+    days = {entry["name"]: querylog_schema.day_of_index(base, entry["name"]) for entry in found["indices"]}
     return {name: day for name, day in sorted(days.items()) if day is not None}
 
 
@@ -87,7 +87,7 @@ def _aggregations() -> dict:
     queries = {"terms": {"field": "q_norm", "size": TOP, "exclude": [""]}}
     return {
         "searches": {
-            "filter": {"term": {"event": querylog.SEARCH}},
+            "filter": {"term": {"event": querylog_schema.SEARCH}},
             "aggs": {
                 "zero": {"filter": {"term": {"zero_result": True}}, "aggs": {"queries": queries}},
                 "queries": queries,
@@ -97,7 +97,7 @@ def _aggregations() -> dict:
                             "aggs": {"zero": {"filter": {"term": {"zero_result": True}}}}},
             },
         },
-        "clicks": {"filter": {"term": {"event": querylog.CLICK}},
+        "clicks": {"filter": {"term": {"event": querylog_schema.CLICK}},
                    "aggs": {"position": {"percentiles": {"field": "position", "percents": [50]}}}},
     }
 
@@ -140,12 +140,13 @@ def _counts(agg: dict) -> list[QueryCount]:
 def _retyped(client: Elasticsearch, indices: list[str], window: dict) -> list[Retyped]:
     """Searches followed within RETYPE_WITHIN by a different query in the same tab, without a click."""
     links = [(hit["_source"]["previous_query_id"], hit["_source"]["query_id"])
-             for hit in _scan(client, indices, {"bool": {"filter": [window, {"term": {"event": querylog.RETYPE}}]}},
+             for hit in _scan(client, indices,
+                              {"bool": {"filter": [window, {"term": {"event": querylog_schema.RETYPE}}]}},
                               ["query_id", "previous_query_id"])]
     ids = sorted({i for pair in links for i in pair})
     searches: dict[str, tuple[str, datetime]] = {}
     for start in range(0, len(ids), _LOOKUP_BATCH):
-        query = {"bool": {"filter": [{"term": {"event": querylog.SEARCH}},
+        query = {"bool": {"filter": [{"term": {"event": querylog_schema.SEARCH}},
                                      {"terms": {"query_id": ids[start:start + _LOOKUP_BATCH]}}]}}
         for hit in _scan(client, indices, query, ["query_id", "q_norm", "timestamp"]):
             source = hit["_source"]

@@ -12,8 +12,8 @@ import fnmatch
 from elasticsearch import ApiError, Elasticsearch
 
 from indexer.loader import FLOOD_STAGE, WritesBlocked
-from papersearch import querylog
-from papersearch.security import wildcard_of
+from papersearch import querylog_schema
+from papersearch.roles import wildcard_of
 from papersearch.settings import Settings
 
 _WRITE = {"all", "write", "index", "create", "create_doc", "create_index", "manage"}
@@ -59,7 +59,7 @@ def explain_refusal(exc: ApiError, settings: Settings, client: Elasticsearch) ->
     held = index_privileges(client)
     # The query log's pattern is where the webapp appends its log, never where papers go.
     writable = sorted({wildcard_of(n) for names, privs in held if _WRITE & set(privs) for n in names}
-                      - {querylog.INDEX_PATTERN})
+                      - {querylog_schema.INDEX_PATTERN})
     needs = f"alias {alias!r} needs {alias}, {alias}-<timestamp> and {alias}_locks"
     if writable and not any(fnmatch.fnmatchcase(alias, pattern) for pattern in writable):
         why = (f"the indexer's role may write only indices matching {', '.join(writable)}, but {needs}. "

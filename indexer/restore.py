@@ -28,7 +28,7 @@ from indexer.backup_repository import Backup, BackupError, Repository
 from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats
 from indexer.querylog_merge import Merged, merge_day
-from papersearch import querylog
+from papersearch import querylog_schema
 from papersearch.settings import Settings
 
 HEALTH_TIMEOUT = "120s"  # for restored shards to start after the restore reported success
@@ -102,8 +102,8 @@ def plan(client: Elasticsearch, snapshot: Backup, overwrite: bool) -> Plan:
     else:
         targets = {n: n for n in names}
     token = secrets.token_hex(4)
-    days = [n for n in snapshot.indices if querylog.day_of_index(meta.query_log, n) is not None]
-    merge = {d: f"{querylog.DEFAULT_BASE}-restoring_{token}-{d}" for d in days if d in existing}
+    days = [n for n in snapshot.indices if querylog_schema.day_of_index(meta.query_log, n) is not None]
+    merge = {d: f"{querylog_schema.DEFAULT_BASE}-restoring_{token}-{d}" for d in days if d in existing}
     return Plan(snapshot, targets, [d for d in days if d not in existing], merge, taken if overwrite else [])
 
 

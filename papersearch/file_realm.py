@@ -17,7 +17,7 @@ import os
 import secrets
 from pathlib import Path
 
-from papersearch.security import ROLES_OF_USER, role_bodies
+from papersearch.roles import ROLES_OF_USER, role_bodies
 
 # One of the costs Elasticsearch's Hasher accepts (1000, 10000, 50000, 100000, 500000, 1000000);
 # verified once per cache period, not per request.
@@ -46,7 +46,7 @@ def hash_matches(stored: str, password: str) -> bool:
 
 def roles_yaml(roles: dict[str, dict]) -> str:
     """roles.yml for the file realm (its parser wants block YAML per role; lists as JSON flow style)."""
-    out = ["# Written by papersearch from papersearch/security.py; do not edit."]
+    out = ["# Written by papersearch from papersearch/roles.py; do not edit."]
     for name, body in roles.items():
         out += [f"{name}:", f"  cluster: {json.dumps(body['cluster'])}", "  indices:"]
         for entry in body["indices"]:

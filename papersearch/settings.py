@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from papersearch import credentials, querylog
+from papersearch import credentials, querylog_schema
 from papersearch.paths import node_state_file
 
 
@@ -65,7 +65,7 @@ class Settings(BaseSettings):
     rate_limit: str = Field(default="120/minute", validation_alias="PAPERSEARCH_RATE_LIMIT")
     rate_limit_storage: str = Field(default="memory://", validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE")
     # The one setting of trust in forwarded headers (X-Forwarded-For, -Proto), for the app and gunicorn alike:
-    # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/security.py).
+    # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/headers_and_limits.py).
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
     # The site's address as its visitors see it: every absolute URL (feeds, sitemaps, OpenSearch, JSON-LD,
     # redirects) starts with it, whatever the request's Host says; no path (webapp/site.py).
@@ -82,8 +82,8 @@ class Settings(BaseSettings):
     metrics_bind: str | None = Field(default=None, validation_alias="PAPERSEARCH_METRICS_BIND",
                                      pattern=r"^\[?[0-9A-Za-z.:-]*\]?:[0-9]{1,5}$")
     query_log: bool = Field(default=True, validation_alias="PAPERSEARCH_QUERY_LOG")
-    query_log_index: str = Field(default=querylog.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
-                                 pattern=querylog.BASE_RE)
+    query_log_index: str = Field(default=querylog_schema.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
+                                 pattern=querylog_schema.BASE_RE)
     # papersearch-admin backup/backups/restore: the site's snapshot repository, registered on first use as an
     # fs repository at the location (relative: under the node's path.repo). Empty: "<alias>_backups" at "<alias>".
     backup_repository: str = Field(default="", validation_alias="PAPERSEARCH_BACKUP_REPOSITORY",

@@ -7,7 +7,7 @@ write role and user as Elasticsearch's file realm into DIR (users, users_roles, 
 papersearch/file_realm.py), a volume every Elasticsearch container reads and reloads, then waits
 until both users can log in and the cluster at ES_URL is yellow or green. No superuser is needed.
 Without it: waits for the cluster, then creates or updates the same roles and users through the
-security API as the superuser (native realm; papersearch.security.ensure_roles_and_users), and
+security API as the superuser (native realm; papersearch.roles.ensure_roles_and_users), and
 checks that both users can log in. Running it again is harmless: it sets the same roles and
 passwords again.
 
@@ -37,7 +37,7 @@ from urllib.parse import urlsplit
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
 from papersearch import credentials, file_realm
-from papersearch.security import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
+from papersearch.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 

@@ -66,7 +66,7 @@ def _container_image() -> tuple[str | None, str]:
 
 def _with_api_users(url: str, admin: tuple[str, str], kind: str) -> Cluster:
     """On an external cluster create the webapp's and indexer's users through the security API."""
-    from papersearch.security import ensure_roles_and_users
+    from papersearch.roles import ensure_roles_and_users
 
     passwords = {credentials.WEB: secrets.token_urlsafe(18), credentials.INDEXER: secrets.token_urlsafe(18)}
     ensure_roles_and_users(Elasticsearch(url, basic_auth=admin, request_timeout=30), passwords)
@@ -131,7 +131,7 @@ def alias(admin: Elasticsearch) -> Iterator[str]:
 @pytest.fixture
 def query_log_base(admin: Elasticsearch) -> Iterator[str]:
     """A fresh query-log base name under the roles' pattern; its daily indices are deleted afterwards."""
-    from papersearch.querylog import DEFAULT_BASE
+    from papersearch.querylog_schema import DEFAULT_BASE
 
     name = f"{DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
     yield name

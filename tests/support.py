@@ -13,7 +13,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -117,6 +117,26 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
         delete_alias_indices(cluster.client("admin"), name)
 
 
+def wait_for(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.2) -> object:
+    """Poll `condition` until it returns something true, and return that; `timeout` is a ceiling that only
+    catches a hang (DECISIONS.md "A suite that does not race the clock")."""
+    deadline = time.monotonic() + timeout
+    while not (found := condition()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+        time.sleep(interval)
+    return found
+
+
+def next_millisecond() -> None:
+    """Wait until the added-date clock (papersearch.added, to the millisecond) has moved on, so that whatever is
+    stamped after this is later than whatever was stamped before."""
+    from papersearch import added
+
+    now = added.stamp()
+    wait_for(lambda: added.stamp() != now, 10, "the next millisecond", interval=0.001)
+
+
 def poll_http(url: str, timeout: float, auth: tuple[str, str] | None = None, interval: float = 1.0) -> str | None:
     """GET `url` until it answers 200 or `timeout` passes: None when it did, else the last answer or error."""
     deadline = time.monotonic() + timeout
@@ -161,7 +181,7 @@ def gunicorn_server(env: dict[str, str], log_path: Path, workers: int = 3) -> It
                                 cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 120  # a ceiling: workers boot in seconds, slower on a loaded machine
             while True:
                 assert proc.poll() is None, f"gunicorn exited: {log_path.read_text()}"
                 try:

@@ -20,7 +20,7 @@ from papersearch.settings import Settings, get_settings, metrics_networks
 from papersearch.text import has_cjk
 
 if TYPE_CHECKING:
-    from webapp.querylog import QueryLogWriter
+    from webapp.querylog_writer import QueryLogWriter
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the backgr
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import caching, encoding, i18n, metrics, security, site
+    from webapp import caching, encoding, headers_and_limits, i18n, metrics, site
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import QueryIds
@@ -65,7 +65,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     # Before the limiter, so refused requests are timed too.
     metrics.init_app(app, settings.metrics, metrics.Access(metrics_networks(settings.metrics_allow),
                                                            _port(settings.metrics_bind), settings.trusted_proxies))
-    security.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
+    headers_and_limits.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
                       settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
     encoding.init_app(app)
@@ -96,7 +96,7 @@ def _signing_key(settings: Settings) -> bytes:
 
 def _query_log_writer(settings: Settings) -> QueryLogWriter:
     from webapp import metrics
-    from webapp.querylog import QueryLogWriter
+    from webapp.querylog_writer import QueryLogWriter
 
     # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
     client = make_client("web", settings, request_timeout=QUERY_LOG_TIMEOUT, max_retries=0, retry_on_timeout=False)

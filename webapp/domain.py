@@ -38,6 +38,7 @@ class SearchParams(BaseModel):
     page: int = 1
     size: int = Field(default_factory=lambda: _config_default("default_page_size"))
     xl: bool = True  # URL param "xl": also search the glossary concepts in the other language (xl=0: as typed)
+    spell: bool = True  # URL param "spell": show a corrected query's results when none has the words (spell=0: never)
 
     @property
     def has_filters(self) -> bool:
@@ -179,13 +180,16 @@ class SearchResult(BaseModel):
     facets: list[Facet]
     facets_are_estimates: bool = False  # counts estimated from a random sample of a huge result set
     did_you_mean: str | None = None
+    # The corrected query whose results are shown, when no paper has the words as typed ("Showing results for").
+    showing_for: str | None = None
     # Set when no (or too few) papers have every word: the results are papers with most of the words.
     partial_match: PartialMatch | None = None
     expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
     too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
     # What ran besides the query as typed and changed what is shown: "relaxed" (the relaxation ladder's
-    # request, typo-tolerant on unknown words), "did_you_mean" (a correction offered); the concept
+    # request, typo-tolerant on unknown words), "did_you_mean" (a correction offered), "corrected" (the
+    # results are the corrected query's, showing_for); the concept
     # expansions are in `expansions`. Counted in /metrics and written to the query log.
     fallbacks: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged

@@ -58,7 +58,7 @@ SEARCHES = Counter("papersearch_searches_total", "Searches answered, by source (
 ZERO_RESULT = Counter("papersearch_zero_result_searches_total", "Searches that found nothing", ["source"])
 FALLBACKS = Counter(
     "papersearch_search_fallbacks_total",
-    "Searches shaped by a fallback or expansion (typo, did_you_mean, relaxed, cross_lingual, ...)", ["fallback"],
+    "Searches shaped by a fallback or expansion (relaxed, did_you_mean, corrected, cross_lingual, ...)", ["fallback"],
 )
 RATE_LIMITED = Counter("papersearch_rate_limited_total", "Requests refused with 429 by the rate limit")
 CLICKS = Counter("papersearch_result_clicks_total", "Result clicks reported by the search page")

@@ -27,9 +27,9 @@ from gunicorn.http.errors import LimitRequestLine
 from gunicorn.workers.gthread import TConn, ThreadWorker
 
 from webapp import i18n
+from webapp.headers_and_limits import HEADERS
 from webapp.request_reading import CONTINUE, progress, without_expect
 from webapp.routes.errors import CODES
-from webapp.security import HEADERS
 from webapp.serializers import json as to_json
 
 HEAD_TIMEOUT = 10.0  # seconds from the connection (or a kept-alive one's next byte) to the end of the head

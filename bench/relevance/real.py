@@ -85,9 +85,13 @@ def check_serves(url: str, alias: str) -> None:
                          "pass the alias it serves with --alias/--notitle-alias")
 
 
+_LOADED: set[str] = set()  # aliases this run has (re)built already: --reload rebuilds each once
+
+
 def load(alias: str, sources: list[Path], expected: int, args: argparse.Namespace) -> None:
     if alias.startswith(ALIAS_PREFIX):
-        ensure_loaded(alias, sources, expected, args.profile, args.reload)
+        ensure_loaded(alias, sources, expected, args.profile, args.reload and alias not in _LOADED)
+        _LOADED.add(alias)
     elif alias_count(alias) != expected:
         raise SystemExit(f"{alias} does not hold the {expected} papers of {', '.join(map(str, sources))}; "
                          f"only {ALIAS_PREFIX}* aliases are loaded by this script")

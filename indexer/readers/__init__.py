@@ -1,7 +1,7 @@
 """Streaming readers: each input record becomes either a validated Paper or a Reject (with its line).
 
 Formats (see `sniff`):
-    listing  .txt pages copied from the paper-listing site (see indexer.readers.listing)
+    listing  .txt pages copied from the paper-listing site (see indexer.readers.listing_pages)
     papers   our JSON schema (see indexer.models): JSON Lines (.jsonl/.ndjson), or .json holding
              JSON Lines, a top-level array, or one (pretty-printed) object
     arxiv    the arXiv metadata snapshot, one object per line (see indexer.readers.arxiv)
@@ -139,7 +139,7 @@ def sniff(path: str | Path, taxonomy: Taxonomy | None = None) -> Source:
     string (or authors_parsed). One open, one read of the head (the first JSON value may be read on
     from it). Raises SourceError for unreadable files and unknown formats.
     """
-    from indexer.readers import arxiv, jsonl, listing
+    from indexer.readers import arxiv, jsonl, listing_pages
 
     path = Path(path)
     suffix = _inner_suffix(path)
@@ -161,17 +161,17 @@ def sniff(path: str | Path, taxonomy: Taxonomy | None = None) -> Source:
     if b"\x00" in head:
         raise SourceError(path, "unknown format (binary data)")
     text = head.decode("utf-8", errors="replace")
-    if listing.looks_like_listing(text, taxonomy or Taxonomy.load()):
+    if listing_pages.looks_like_listing(text, taxonomy or Taxonomy.load()):
         return Source(path, "listing", compressed)
     raise SourceError(path, f"unknown format (extension {suffix or 'none'!r}, content not recognised)")
 
 
 def located_records(source: Source, f: IO[bytes], taxonomy: Taxonomy) -> Iterator[Located]:
     """(line, Paper or Reject) from an opened source (see open_source), in file order."""
-    from indexer.readers import arxiv, jsonl, listing
+    from indexer.readers import arxiv, jsonl, listing_pages
 
     if source.format == "listing":
-        return listing.read_listing(f, source, taxonomy)
+        return listing_pages.read_listing(f, source, taxonomy)
     if source.format == "papers":
         return jsonl.read_papers(f, source)
     if source.format == "arxiv":

@@ -3,17 +3,33 @@ plugins, and where the shards of the live index are."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from papersearch.settings import get_settings
 
-if TYPE_CHECKING:
-    from papersearch.localnode.node import LocalNode, NodeStatus
+if TYPE_CHECKING:  # the node hands itself in; nothing of it is needed to load this module
+    from papersearch.localnode.node import LocalNode
+
+
+@dataclass
+class NodeStatus:
+    running: bool
+    url: str | None
+    pid: int | None
+    health: str | None = None
+    version: str | None = None
+    plugins: list[str] | None = None
+    # A cluster: every node (name, number, pid, url, roles, master), the elected master, and where the
+    # shards of the live index are.
+    nodes: list[dict] = field(default_factory=list)
+    master: str | None = None
+    live_index: str | None = None
+    shards: list[dict] = field(default_factory=list)
+
 
 
 def describe(node: LocalNode) -> NodeStatus:
-    from papersearch.localnode.node import NodeStatus
-
     procs = node.processes()
     host = node.cfg.host
     rows = [{"number": p.number, "name": p.name, "pid": p.pid(), "url": p.url(host) if p.http_port else None}

@@ -7,35 +7,19 @@ import contextlib
 import fcntl
 import json
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from elasticsearch import Elasticsearch
 
 from papersearch import credentials
 from papersearch.localnode import certs, distribution, plugin, readiness, realm, runtime_fit, topology
+from papersearch.localnode.cluster_status import NodeStatus, describe
 from papersearch.localnode.config import NodeConfig, world_traversable
 from papersearch.localnode.distribution import ProvisionError, say
 from papersearch.localnode.java import ensure_java, reachable_copy
 from papersearch.localnode.process import NodeProcess, any_free_port, port_free
 from papersearch.localnode.runas import NodeUser, tool_env
 from papersearch.paths import credentials_file
-
-
-@dataclass
-class NodeStatus:
-    running: bool
-    url: str | None
-    pid: int | None
-    health: str | None = None
-    version: str | None = None
-    plugins: list[str] | None = None
-    # A cluster: every node (name, number, pid, url, roles, master), the elected master, and where the
-    # shards of the live index are.
-    nodes: list[dict] = field(default_factory=list)
-    master: str | None = None
-    live_index: str | None = None
-    shards: list[dict] = field(default_factory=list)
 
 
 class LocalNode:
@@ -294,8 +278,6 @@ class LocalNode:
                 proc.wait_gone(pid, timeout)
 
     def status(self) -> NodeStatus:
-        from papersearch.localnode.cluster_status import describe
-
         return describe(self)
 
     def reset(self) -> None:

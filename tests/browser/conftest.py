@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from flask import Flask
+from playwright.sync_api import expect
 from support import delete_alias_indices, loaded_alias
 from werkzeug.serving import make_server
 
-from papersearch import querylog
+from papersearch import querylog_schema
 from webapp import create_app, site
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
@@ -25,19 +26,23 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 
 
 VENUE_PAPERS = Path(__file__).resolve().parents[1] / "fixtures" / "venue-papers.jsonl"
+# How long a page action or an expect() may wait for its condition: a ceiling that only catches a hang, not a
+# speed (Playwright's defaults, 30 s for actions and 5 s for expect(), are for a quiet machine).
+CEILING_MS = 30_000
+expect.set_options(timeout=CEILING_MS)
 
 
 @pytest.fixture(scope="session")
 def live_query_log(admin) -> Iterator[str]:
     """The base name of the query log the live server writes (its indices are deleted afterwards)."""
-    base = f"{querylog.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
+    base = f"{querylog_schema.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
     yield base
     delete_alias_indices(admin, base)
 
 
 @pytest.fixture(scope="session")
 def live_app(cluster, sample_alias, live_query_log) -> Iterator[Flask]:
-    """The app with its query log on, so every page runs querylog.js (console errors are checked)."""
+    """The app with its query log on, so every page runs querylog_schema.js (console errors are checked)."""
     app = create_app(cluster.settings(sample_alias, PAPERSEARCH_QUERY_LOG="on",
                                       PAPERSEARCH_QUERY_LOG_INDEX=live_query_log), rate_limit="off")
     yield app
@@ -97,7 +102,7 @@ def browser():
 def page(browser):
     context = browser.new_context(locale="en-US", viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(CEILING_MS)
     yield page
     context.close()
 

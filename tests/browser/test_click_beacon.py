@@ -15,7 +15,7 @@ from webapp.controllers.query_ids import TOKEN_PATTERN
 pytestmark = pytest.mark.browser
 
 
-def logged(live_app, admin, base: str, event: str, query_id: str, timeout: float = 15) -> dict:
+def logged(live_app, admin, base: str, event: str, query_id: str, timeout: float = 60) -> dict:
     """The `event` document of `query_id`, once the server has received and written it."""
     deadline = time.monotonic() + timeout
     while True:

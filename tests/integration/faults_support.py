@@ -1,15 +1,20 @@
-"""What the fault tests (test_zz_faults.py) share: the admin as a subprocess, waiting on a build that
-may be stuck, and bringing a restarted node back to speed."""
+"""What the fault tests (test_zz_faults.py) share: the admin as a subprocess (held after its first chunk when
+the test puts a fault in place), waiting on a build that may be stuck, and bringing a restarted node back
+to speed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
+import paused_admin
+import psutil
 from elasticsearch import Elasticsearch
 from support import BIN, ROOT, Cluster
 
@@ -19,28 +24,43 @@ from webapp import create_app
 BLOCK = "index.blocks.read_only_allow_delete"
 
 
-def admin(local: Cluster, alias: str, tmp: Path, *args: object) -> subprocess.Popen:
-    """`papersearch-admin ARGS…` as the indexer against `alias` (output captured)."""
+def admin(local: Cluster, alias: str, tmp: Path, *args: object, paused: bool = False) -> subprocess.Popen:
+    """`papersearch-admin ARGS…` as the indexer against `alias` (output captured); `paused`: it stops itself
+    right after its first chunk is written (tests/integration/paused_admin.py)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ES_", "PAPERSEARCH_"))} | {
         "ES_URL": local.url, "ES_USERNAME": local.indexer[0], "ES_PASSWORD": local.indexer[1],
         "PAPERSEARCH_ALIAS": alias, "PAPERSEARCH_LOCAL_DIR": str(tmp), "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([str(BIN / "papersearch-admin"), *map(str, args)], env=env, cwd=ROOT, text=True,
+    command = paused_admin.command(args) if paused else [str(BIN / "papersearch-admin"), *map(str, args)]
+    return subprocess.Popen(command, env=env, cwd=ROOT, text=True,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+@contextmanager
+def paused_build(local: Cluster, alias: str, tmp: Path,
+                 source: Path) -> Iterator[tuple[subprocess.Popen, psutil.Process]]:
+    """`papersearch-admin reindex SOURCE`, held right after its first chunk is in its new version: (the process,
+    its handle to resume it with). Whatever happens in the block, no build is left behind, stopped or not."""
+    proc = admin(local, alias, tmp, "reindex", "--no-progress", source, paused=True)
+    try:
+        yield proc, paused_admin.wait_paused(proc)
+    finally:
+        end_build(proc)
+
+
+def end_build(proc: subprocess.Popen) -> None:
+    """Kill a build still running, and its producer (stopped or not), and collect its output."""
+    if proc.poll() is None:
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process(proc.pid).children(recursive=True):
+                child.kill()
+        proc.kill()
+        proc.communicate()
 
 
 def run_admin(local: Cluster, alias: str, tmp: Path, *args: object) -> subprocess.CompletedProcess:
     proc = admin(local, alias, tmp, *args)
     out, err = proc.communicate(timeout=300)
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-
-
-def wait_for(condition: Callable[[], object], timeout: float, what: str) -> object:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if found := condition():
-            return found
-        time.sleep(0.2)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
 
 
 def building(es: Elasticsearch, alias: str, old: str) -> str | None:
@@ -75,9 +95,7 @@ def wait_out(proc: subprocess.Popen, es: Elasticsearch, alias: str, old: str, ti
     try:
         return _wait_out(proc, es, alias, old, timeout)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
+        end_build(proc)
 
 
 def _wait_out(proc: subprocess.Popen, es: Elasticsearch, alias: str, old: str, timeout: float) -> tuple[str, str]:

@@ -3,11 +3,10 @@ reindex of the same paper id, so only new papers ever get a new date (papersearc
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from elasticsearch import Elasticsearch
-from support import build_alias, write_jsonl
+from support import build_alias, next_millisecond, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
@@ -33,14 +32,14 @@ def test_added_dates_survive_upserts_and_reindexes(cluster, admin, alias, tmp_pa
     built = dates(admin, alias)
     assert built["a"] == built["b"] and len(built["a"]) == len("2026-12-01T10:20:30.123Z")
 
-    time.sleep(0.01)  # dates are to the millisecond
+    next_millisecond()  # dates are to the millisecond
     add(cluster, alias, write_jsonl(tmp_path / "add.jsonl", [paper("b", "Beta revised"), paper("c", "Gamma")]))
     upserted = dates(admin, alias)
     assert upserted["b"] == built["b"]  # an existing paper keeps its date …
     assert admin.get(index=alias, id="b")["_source"]["title"] == "Beta revised"  # … while its record is replaced
     assert upserted["c"] > built["a"]  # a new one is newer
 
-    time.sleep(0.01)
+    next_millisecond()
     everything = write_jsonl(tmp_path / "all.jsonl", [paper(i, t) for i, t in
                                                       (("a", "Alpha"), ("b", "Beta"), ("c", "Gamma"), ("d", "Delta"))])
     report = build_alias(cluster, alias, [everything])

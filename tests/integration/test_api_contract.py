@@ -35,7 +35,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from support import BIN, delete_alias_indices, gunicorn, visit
 
 from indexer.querylog_report import Report, build
-from papersearch.querylog import DEFAULT_BASE
+from papersearch.querylog_schema import DEFAULT_BASE
 
 HERE = Path(__file__).resolve().parent
 SEED = int(os.environ.get("PAPERSEARCH_SCHEMATHESIS_SEED") or random.SystemRandom().randrange(2**31))

@@ -142,7 +142,10 @@ def test_a_concept_alone_does_not_stand_for_a_long_query_with_a_typo(service) ->
     assert result.hits[0].id == "en-fl"
     # as typed nothing has every word, so the page is relaxed (on core, typo-tolerant from the start, the English
     # paper has them all, and most of the words find no other paper: the page stays as typed)
+    # (on core, typo-tolerant from the start, the English paper has them all; on the plugin profile the
+    # misspelt word is corrected and the corrected query's results are shown)
     assert (result.partial_match is not None and result.partial_match.all_words <= 1) or (
-        service.live_index().profile == "core" and "did_you_mean" in result.fallbacks)
+        service.live_index().profile == "core" and "did_you_mean" in result.fallbacks) or (
+        result.showing_for == "Federated learning with heterogeneous clients sending data")
     zh = [h for h in result.hits if h.id == "zh-fl"]
     assert not zh or result.hits.index(zh[0]) > 0

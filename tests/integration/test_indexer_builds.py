@@ -12,10 +12,11 @@ import threading
 import time
 from pathlib import Path
 
+import paused_admin
 import psutil
 import pytest
 from indexer_support import SEEDS, admin_command, admin_env, alias_indices, count, live, lock_doc, reindex, run_admin
-from support import ROOT, build_alias, synthetic
+from support import ROOT, build_alias, synthetic, wait_for
 
 from indexer import versions
 from indexer.build_lock import DEFAULT_TTL, BuildLock, LockBusy
@@ -25,9 +26,11 @@ LOCK_BUSY = "another build holds the lock"
 pytestmark = pytest.mark.usefixtures("cli_local_dir")  # the CLI's scratch .local (tests/integration/conftest.py)
 
 
-def start_admin(cluster, alias: str, *args: object, **env: str) -> subprocess.Popen:
-    return subprocess.Popen(admin_command(args), env=admin_env(cluster, alias, **env), cwd=ROOT,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def start_admin(cluster, alias: str, *args: object, paused: bool = False, **env: str) -> subprocess.Popen:
+    """`paused`: the build stops itself right after its first chunk is written (tests/integration/paused_admin.py)."""
+    return subprocess.Popen(paused_admin.command(args) if paused else admin_command(args),
+                            env=admin_env(cluster, alias, **env), cwd=ROOT, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.fixture(scope="module")
@@ -67,14 +70,11 @@ def test_reindex_while_searching_flips_once_without_failures(cluster, alias: str
     loop = SearchLoop(cluster, alias)
     loop.start()
     try:
-        while len(loop.answers) < 20:
-            time.sleep(0.05)
+        wait_for(lambda: len(loop.answers) >= 20 or loop.failures, 60, "searches before the reindex")
         reindex(cluster, alias, *SEEDS)
         new = live(es, alias)
-        seen = len(loop.answers)
-        deadline = time.monotonic() + 10
-        while len(loop.answers) < seen + 20 and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: sum(indices == {new} for _, indices in loop.answers) >= 20 or loop.failures, 60,
+                 "searches after the flip")
     finally:
         loop.stop.set()
         loop.join(30)
@@ -86,42 +86,25 @@ def test_reindex_while_searching_flips_once_without_failures(cluster, alias: str
     assert flips == [old, new]
 
 
-def _wait_for(condition, timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-
-
 def test_a_killed_reindex_keeps_the_alias_and_the_next_one_takes_over_at_once(cluster, alias: str,
                                                                              big_files: dict[int, Path]) -> None:
     build_alias(cluster, alias, SEEDS)
     es = cluster.client("admin")
     old = live(es, alias)
-    proc = start_admin(cluster, alias, "reindex", "--no-progress", big_files[100_000])
+    # Held right after its first chunk is written, so the kill comes in the middle of the build.
+    proc = start_admin(cluster, alias, "reindex", "--no-progress", big_files[20_000], paused=True)
     try:
-        def half_built() -> str | None:
-            others = [v.name for v in versions.versions(es, alias) if v.name != old]
-            if not others:
-                return None
-            stats = es.indices.stats(index=others[0], metric="indexing")
-            # primaries is {} until the new index's shard has started
-            written = stats["_all"]["primaries"].get("indexing", {}).get("index_total", 0)
-            return others[0] if written > 0 else None
-
-        _wait_for(lambda: half_built() is not None or proc.poll() is not None, 120, "the build to start writing")
-        leftover = half_built()
-        assert proc.poll() is None and leftover, "the reindex finished before it could be killed"
-        helpers = psutil.Process(proc.pid).children(recursive=True)  # the producer process
+        helpers = paused_admin.wait_paused(proc).children(recursive=True)  # the producer process
+        [leftover] = [v.name for v in versions.versions(es, alias) if v.name != old]
+        written = es.indices.stats(index=leftover, metric="indexing")["_all"]["primaries"]["indexing"]["index_total"]
+        assert written > 0, "the paused build wrote nothing"
     finally:
         proc.send_signal(signal.SIGKILL)
         proc.wait(30)
         proc.stderr.close()
     # Nothing of the killed run keeps running: its producer notices and ends.
-    _wait_for(lambda: not any(h.is_running() and h.status() != psutil.STATUS_ZOMBIE for h in helpers), 30,
-              "the killed run's producer to end")
+    wait_for(lambda: not any(h.is_running() and h.status() != psutil.STATUS_ZOMBIE for h in helpers), 30,
+             "the killed run's producer to end")
 
     # Searches stay on the old version; the half-built one is marked incomplete; the lock is left behind.
     assert live(es, alias) == old
@@ -134,7 +117,7 @@ def test_a_killed_reindex_keeps_the_alias_and_the_next_one_takes_over_at_once(cl
     # The holder ran here and its process is gone: the next build takes the lock at once (default ttl, 120 s).
     started = time.monotonic()
     result = reindex(cluster, alias, *SEEDS)
-    assert time.monotonic() - started < DEFAULT_TTL / 4
+    assert time.monotonic() - started < DEFAULT_TTL  # a ceiling: it did not wait the ttl out
     assert f"pid {held['pid']} on this host" in result.stderr and "taking it over now" in result.stderr
     new = live(es, alias)
     assert new not in (old, leftover)
@@ -157,7 +140,7 @@ def test_a_lock_from_another_host_waits_for_its_ttl(cluster, alias: str) -> None
     refused = reindex(cluster, alias, *SEEDS, expect=1)
     assert LOCK_BUSY in refused.stderr and "taking it over" not in refused.stderr
     ttl = 2.0
-    _wait_for(lambda: time.time() - body["heartbeat"] > ttl + 0.5, 30, "the lock to go stale")
+    wait_for(lambda: time.time() - body["heartbeat"] > ttl + 0.5, 30, "the lock to go stale")
     reindex(cluster, alias, *SEEDS, PAPERSEARCH_LOCK_TTL=str(ttl))
     assert count(es, alias) == 40 and lock_doc(es, alias) is None
 
@@ -225,8 +208,11 @@ def test_lock_heartbeat_keeps_a_slow_build_fresh(cluster, alias: str) -> None:
     """A build that makes no progress for longer than the TTL (a long final refresh) still holds its
     lock: the heartbeat runs in the background, not only while documents load."""
     ttl = 2.0
+    es = cluster.client("admin")
     with BuildLock(cluster.client("indexer"), alias, ttl=ttl):
-        time.sleep(ttl * 2)
+        taken = time.time()
+        # Twice the ttl without a document loaded: the heartbeat went on beating all along.
+        wait_for(lambda: lock_doc(es, alias)["heartbeat"] > taken + 2 * ttl, 60, "a heartbeat after twice the ttl")
         with pytest.raises(LockBusy, match="another build holds the lock"):
             BuildLock(cluster.client("indexer"), alias, ttl=ttl).acquire()
     # Released: the next build gets it at once.

@@ -89,6 +89,8 @@ def test_filters_apply_to_the_hits_and_stay_disjunctive_in_the_facets(large, sma
 
 def test_the_ladder_still_relaxes_and_corrects_on_a_large_index(large):
     result = large.search(SearchParams(q="diffsuion"))
+    assert "diffusion" in (result.showing_for, result.did_you_mean) and result.hits
+    result = large.search(SearchParams(q="diffsuion", spell=False))
     assert result.did_you_mean == "diffusion"
     assert result.hits
 

@@ -6,14 +6,13 @@ import json
 import os
 import re
 import signal
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
 import requests
 from prometheus_client.parser import text_string_to_metric_families
-from support import free_port, gunicorn
+from support import free_port, gunicorn, wait_for
 
 WORKERS = 3
 QUERIES = ["transformer", "diffusion", "graph neural", "大语言模型", "zzzqqqxxyy", "reinforcement"]
@@ -61,11 +60,11 @@ def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, a
         assert served and served <= workers
         for pid in served:
             os.kill(pid, signal.SIGTERM)
-        for _ in range(150):
+        def replaced() -> bool:
             alive = {child.pid for child in psutil.Process(proc.pid).children()}
-            if len(alive) == WORKERS and not alive & served:
-                break
-            time.sleep(0.2)
+            return len(alive) == WORKERS and not alive & served
+
+        wait_for(replaced, 120, "gunicorn to replace the workers")
         assert api_searches(url, 24) == [200] * 24
         assert [searches_counted(url) for _ in range(6)] == [54] * 6
         files = worker_files(metrics_dir)
@@ -73,12 +72,13 @@ def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, a
         assert requests.get(f"{url}/?q=transformer", timeout=10).status_code == 200
 
         # The query log: every search, from old and new workers (those replaced flushed on exit).
-        for _ in range(100):
-            if admin.indices.exists(index=f"{base}-*"):
-                admin.indices.refresh(index=f"{base}-*")
-                if admin.count(index=f"{base}-*")["count"] >= 55:
-                    break
-            time.sleep(0.3)
+        def logged() -> int:
+            if not admin.indices.exists(index=f"{base}-*"):
+                return 0
+            admin.indices.refresh(index=f"{base}-*")
+            return admin.count(index=f"{base}-*")["count"]
+
+        wait_for(lambda: logged() >= 55, 120, "every search in the query log")
         counts = admin.search(index=f"{base}-*", size=0, aggs={"s": {"terms": {"field": "source"}}})
         assert {b["key"]: b["doc_count"] for b in counts["aggregations"]["s"]["buckets"]} == {"api": 54,
                                                                                               "page": 1}

@@ -19,8 +19,8 @@ from support import SAMPLE
 
 from indexer.querylog_admin import prune
 from indexer.querylog_report import build
-from papersearch import querylog
-from webapp.querylog import QueryLogWriter
+from papersearch import querylog_schema
+from webapp.querylog_writer import QueryLogWriter
 
 ROOT = Path(__file__).resolve().parents[2]
 ADMIN_CLI = str(Path(sys.executable).parent / "papersearch-admin")
@@ -32,7 +32,7 @@ def base(query_log_base: str) -> str:
     return query_log_base
 
 
-def write(cluster, base: str, events: list[querylog.Event]) -> None:
+def write(cluster, base: str, events: list[querylog_schema.Event]) -> None:
     """Through the webapp's own writer and identity; then make them searchable."""
     writer = QueryLogWriter(cluster.client("web"), base, flush_every=0.2)
     for event in events:
@@ -42,10 +42,10 @@ def write(cluster, base: str, events: list[querylog.Event]) -> None:
     cluster.client("admin").indices.refresh(index=f"{base}-*")
 
 
-def search_event(when: datetime, q: str, total: int, took: int = 10, **kwargs) -> querylog.SearchEvent:
-    fields = {"query_id": querylog.new_query_id(), "sort": "relevance", "page": 1, "size": 10, "lang": "en",
+def search_event(when: datetime, q: str, total: int, took: int = 10, **kwargs) -> querylog_schema.SearchEvent:
+    fields = {"query_id": querylog_schema.new_query_id(), "sort": "relevance", "page": 1, "size": 10, "lang": "en",
               "source": "page", **kwargs}
-    return querylog.SearchEvent(timestamp=when, q=q, total=total, took_ms=took, **fields)
+    return querylog_schema.SearchEvent(timestamp=when, q=q, total=total, took_ms=took, **fields)
 
 
 def run_admin(cluster, base: str, *args: str, **extra: str) -> subprocess.CompletedProcess:
@@ -60,10 +60,11 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
     now = datetime.now(UTC)
     search = search_event(now, " Graph  Neural ", 0, filters=["area=Deep Learning", "year=2024"],
                           fallbacks=["typo"], did_you_mean="graph neural", lang="zh", source="api")
-    click = querylog.ClickEvent(timestamp=now, query_id=search.query_id, position=3, paper_id="p-1", source="api")
+    click = querylog_schema.ClickEvent(timestamp=now, query_id=search.query_id, position=3, paper_id="p-1",
+                                       source="api")
     write(cluster, base, [search, click])
 
-    index = querylog.daily_index(base, now)
+    index = querylog_schema.daily_index(base, now)
     hits = admin.search(index=index, sort=[{"event": "desc"}])["hits"]["hits"]
     docs = {hit["_source"]["event"]: hit["_source"] for hit in hits}
     assert set(docs) == {"search", "click"}
@@ -79,13 +80,13 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
     for doc in docs.values():
         assert not [key for key in doc if any(word in key.lower() for word in PRIVATE)]
     mapping = admin.indices.get_mapping(index=index)[index]["mappings"]
-    assert mapping == querylog.INDEX_BODY["mappings"]  # created with the shared mapping, not guessed
+    assert mapping == querylog_schema.INDEX_BODY["mappings"]  # created with the shared mapping, not guessed
 
 
 def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias, admin):
     web = cluster.client("web")
     index = f"{base}-2026.01.01"
-    web.indices.create(index=index, **querylog.INDEX_BODY)
+    web.indices.create(index=index, **querylog_schema.INDEX_BODY)
     web.index(index=index, document={"event": "search"}, op_type="create")
     doc_id = web.index(index=index, document={"event": "click"}, op_type="create")["_id"]
     with pytest.raises(AuthorizationException):  # create_doc never overwrites
@@ -126,11 +127,11 @@ def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(
     assert not admin.indices.exists(index=index)
 
 
-def seeded_log(now: datetime) -> list[querylog.Event]:
+def seeded_log(now: datetime) -> list[querylog_schema.Event]:
     day1 = (now - timedelta(days=2)).replace(hour=12, minute=0, second=0, microsecond=0)
     day2 = day1 + timedelta(days=1)
     old = day1 - timedelta(days=8)
-    events: list[querylog.Event] = [
+    events: list[querylog_schema.Event] = [
         *[search_event(day1 + timedelta(minutes=i), "transformer", 10) for i in range(3)],
         search_event(day1 + timedelta(minutes=5), "  Transformer ", 10),
         *[search_event(day1 + timedelta(minutes=6 + i), "量子 纠错", 0) for i in range(2)],
@@ -141,16 +142,16 @@ def seeded_log(now: datetime) -> list[querylog.Event]:
     ]
     clicked = events[0].query_id
     # One far-off click (a fuzzer's, say): the median does not care, the mean (2,502) would.
-    events += [querylog.ClickEvent(timestamp=day1 + timedelta(minutes=1), query_id=clicked, position=p,
+    events += [querylog_schema.ClickEvent(timestamp=day1 + timedelta(minutes=1), query_id=clicked, position=p,
                                    paper_id=f"p{p}", source="page") for p in (1, 2, 6, 9000)]
     # A program's searches and click through the API: left out unless asked for (--source api|all).
     api = [search_event(day2 + timedelta(minutes=20 + i), "api only", 3, source="api") for i in range(6)]
-    events += [*api, querylog.ClickEvent(timestamp=day2 + timedelta(minutes=30), query_id=api[0].query_id,
+    events += [*api, querylog_schema.ClickEvent(timestamp=day2 + timedelta(minutes=30), query_id=api[0].query_id,
                                          position=1, paper_id="p1", source="api")]
 
-    def retyped(at: datetime, first: str, then: str, after: timedelta) -> list[querylog.Event]:
+    def retyped(at: datetime, first: str, then: str, after: timedelta) -> list[querylog_schema.Event]:
         a, b = search_event(at, first, 0), search_event(at + after, then, 7)
-        return [a, b, querylog.RetypeEvent(timestamp=b.timestamp, query_id=b.query_id,
+        return [a, b, querylog_schema.RetypeEvent(timestamp=b.timestamp, query_id=b.query_id,
                                            previous_query_id=a.query_id, source="page")]
 
     events += retyped(day2 + timedelta(hours=1), "grpah neural", "graph neural", timedelta(seconds=20))
@@ -216,18 +217,18 @@ def test_prune_deletes_only_old_daily_indices(cluster, base, admin):
     indexer = cluster.client("indexer")
 
     deleted = prune(indexer, base, timedelta(days=90), now=now)
-    expected = [querylog.daily_index(base, now - timedelta(days=age)) for age in (400, 91)]
+    expected = [querylog_schema.daily_index(base, now - timedelta(days=age)) for age in (400, 91)]
     assert deleted == expected
     left = sorted(admin.indices.get(index=f"{base}-*"))
-    assert left == sorted([querylog.daily_index(base, now - timedelta(days=a)) for a in (90, 89, 1, 0)]
-                          + [querylog.daily_index(other_base, now - timedelta(days=400))])
+    assert left == sorted([querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (90, 89, 1, 0)]
+                          + [querylog_schema.daily_index(other_base, now - timedelta(days=400))])
 
     refused = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d")
     assert refused.returncode == 1 and "refusing without --yes" in refused.stderr
     done = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d", "--yes")
     assert done.returncode == 0, done.stderr
-    assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(querylog.daily_index(base, now - timedelta(days=a))
-                                                                    for a in (1, 0))
+    assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(
+        querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (1, 0))
 
 
 def test_admin_log_lines_can_be_json(cluster, base, alias):

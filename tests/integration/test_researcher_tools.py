@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import bibtexparser
@@ -18,11 +17,11 @@ import rispy
 from consumers import opensearch_urls, valid_atom, xsd
 from lxml import etree, html
 from protego import Protego
-from support import SAMPLE, build_alias, loaded_alias, write_jsonl
+from support import SAMPLE, build_alias, loaded_alias, next_millisecond, write_jsonl
 
 from indexer import operations
 from indexer.rejects import RejectsWriter
-from webapp import create_app, security
+from webapp import create_app, headers_and_limits
 
 PAPERS = [
     {"id": "en-paper", "title": "Sparse attention for long documents", "title_zh": "长文档的稀疏注意力",
@@ -169,14 +168,14 @@ def test_a_new_paper_tops_an_open_feed_and_a_reindex_moves_nothing(cluster, alia
         return [e.link.rsplit("/", 1)[1] for e in parsed.entries]
 
     assert set(feed_ids()) == {p["id"] for p in old}
-    time.sleep(0.01)
+    next_millisecond()
     new = {"id": "new-1", "title": "Stellarator coil design revisited", "year": 2019}  # an older year, added last
     with RejectsWriter(None) as rejects:
         operations.add(cluster.client("indexer"), cluster.settings(alias),
                        [write_jsonl(tmp_path / "new.jsonl", [new])], rejects, progress=False)
     after_add = feed_ids()
     assert after_add[0] == "new-1"
-    time.sleep(0.01)
+    next_millisecond()
     newest = {"id": "new-2", "title": "Stellarator coil design, the sequel"}
     build_alias(cluster, alias, [write_jsonl(tmp_path / "all.jsonl", [*old, new, newest])])
     after_reindex = feed_ids()
@@ -329,9 +328,9 @@ NEW_ROUTES = ["/feed?q=tokamak", "/opensearch.xml", "/api/opensearch/suggest?q=t
 def test_new_routes_keep_security_headers_and_the_rate_limit(cluster, tools_alias):
     plain = create_app(cluster.settings(tools_alias), rate_limit="off")
     budget = 0
-    for path in NEW_ROUTES:  # each weighs what it costs (webapp/security.py WEIGHTS)
+    for path in NEW_ROUTES:  # each weighs what it costs (webapp/headers_and_limits.py WEIGHTS)
         with plain.test_request_context(path):
-            budget += security.cost()
+            budget += headers_and_limits.cost()
     client = create_app(cluster.settings(tools_alias), rate_limit=f"{budget}/minute").test_client()
     for path in NEW_ROUTES:
         r = client.get(path)

@@ -162,21 +162,31 @@ def test_chinese_snippet_and_heading(service):
 
 
 def test_did_you_mean(service):
+    # No paper has the word: the corrected query's results, saying so ("Showing results for"); spell=0: the
+    # words as typed (relaxed, typo-tolerant) and the correction offered.
     result = search(service, q="diffsuion")
-    assert result.did_you_mean == "diffusion"
+    if service.live_index().profile == "core":  # typo-tolerant from the first request: it finds the papers
+        assert result.did_you_mean == "diffusion" and result.showing_for is None and result.hits
+    else:
+        assert result.showing_for == "diffusion" and result.did_you_mean is None and "corrected" in result.fallbacks
+        assert result.hits and result.total == search(service, q="diffusion").total
+    result = search(service, q="diffsuion", spell=False)
+    assert result.did_you_mean == "diffusion" and result.showing_for is None
     assert search(service, q="diffusion").did_you_mean is None
     assert search(service, q="hauberg").did_you_mean is None  # a word only in author names is no typo
 
 
 def test_did_you_mean_keeps_the_rest_of_the_query(service):
-    result = search(service, q='deraning "image" -zebra')
+    result = search(service, q='deraning "image" -zebra', spell=False)
     assert result.did_you_mean == 'deraining "image" -zebra'
+    fixed = search(service, q='deraning "image" -zebra')
+    assert 'deraining "image" -zebra' in (fixed.showing_for, fixed.did_you_mean)
 
 
 def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_the_relaxed_request(service):
     """A search that finds enough sends one request; one that finds too few checks its words' spelling in one
-    _msearch, then sends the relaxed search and the check that the correction finds something in another
-    (on a core index the spelling check goes with the first request)."""
+    _msearch, then, when nothing has the words and a correction exists, the corrected query's page (on a core
+    index the spelling check goes with the first request)."""
     sent: list[str] = []
     forward = service.client.perform_request
 
@@ -193,16 +203,17 @@ def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_th
     finally:
         del service.client.perform_request
     assert found.total >= service.config["relaxation"]["below"] and found.did_you_mean is None
-    assert result.did_you_mean == "diffusion"
+    assert "diffusion" in (result.did_you_mean, result.showing_for)
     requests = [p for p in sent if p not in ("_mapping", "_count")]
     if service.live_index().profile == "core":
         # Typo-tolerant from the first request, which may find enough for a misspelt word: the spelling check
         # rides with it; nothing to relax, the correction is checked alone.
         assert enough == ["_msearch"]
-        assert "relaxed" not in result.fallbacks and requests == ["_msearch", "_search"]
     else:
         assert enough == ["_search"]
-        assert "relaxed" in result.fallbacks and requests == ["_search", "_msearch", "_msearch"]
+    assert result.fallbacks == (["did_you_mean"] if service.live_index().profile == "core" else ["corrected"])
+    assert requests == (["_msearch", "_search"] if service.live_index().profile == "core"
+                        else ["_search", "_msearch", "_search"])
 
 
 def test_suggest(service):
@@ -241,7 +252,8 @@ def test_one_time_budget_for_all_of_a_search(cluster, papers_alias: str):
     """The webapp gives a whole search one budget: requests are sent with what is left of it as their timeout,
     and none once it is spent (a frozen cluster costs a visitor one budget, not one per round trip)."""
     generous = SearchService(cluster.client("web"), papers_alias, budget=30.0)
-    assert generous.search(SearchParams(q="diffsuion")).did_you_mean == "diffusion"  # several round trips fit
+    fixed = generous.search(SearchParams(q="diffsuion"))
+    assert "diffusion" in (fixed.showing_for, fixed.did_you_mean)  # several round trips fit
     spent = SearchService(cluster.client("web"), papers_alias, budget=0.01)
     with pytest.raises(SearchUnavailable):
         spent.search(SearchParams(q="diffusion"))

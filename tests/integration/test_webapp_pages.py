@@ -132,6 +132,20 @@ def test_did_you_mean_links_to_corrected_query(client):
         assert 'class="did-you-mean"' not in html
 
 
+def test_a_corrected_query_says_so_and_links_to_the_words_as_typed(client):
+    html = client.get("/?q=diffsuion&lang=en").get_data(as_text=True)
+    data = client.get("/api/search?q=diffsuion").get_json()
+    if data["showing_for"]:  # the plugin profile: no paper has the word, the correction does
+        assert 'id="showing-for"' in html and "Showing results for" in text(html) and data["hits"]
+        href = re.search(r'class="as-spelled" href="([^"]+)"', html).group(1)
+        assert query(href.replace("&amp;", "&")) == {"q": ["diffsuion"], "spell": ["0"], "lang": ["en"]}
+        as_typed = client.get("/api/search?q=diffsuion&spell=0").get_json()
+        assert as_typed["showing_for"] is None and as_typed["did_you_mean"] == data["showing_for"]
+    else:  # core: the words as typed find papers (typo-tolerant); the correction is offered instead
+        assert data["did_you_mean"] and 'id="showing-for"' not in html
+    assert client.get("/api/search?q=x&spell=maybe").status_code == 400
+
+
 def test_too_deep_is_a_friendly_message(client):
     r = client.get("/?page=1001&size=10")
     assert r.status_code == 200

@@ -24,7 +24,7 @@ from indexer.querylog_report import build
 from papersearch import credentials
 from papersearch.localnode.config import NodeConfig
 from papersearch.localnode.node import LocalNode
-from papersearch.querylog import DEFAULT_BASE
+from papersearch.querylog_schema import DEFAULT_BASE
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
 

@@ -5,9 +5,10 @@ The tests run in order on one cluster, each leaving it as the next one needs it:
 1. kill -9 the elected master, which also holds a copy of the live index (moved there if needed), while a search
    loop runs through gunicorn: no failed search, the same result set for each query throughout;
 2. a full reindex while that node is down, then it restarts: green again, every copy holds the same count;
-3. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex`: the build
-   completes with every paper or fails cleanly, the alias never points at an incomplete index, and the build
-   lock is released (or expires);
+3. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex` (held after
+   its first chunk until the kill, tests/integration/paused_admin.py): the build completes with every paper or
+   fails cleanly, the alias never points at an incomplete index, and the build lock is released (or taken
+   over by the next build);
 4. status names every node and the elected master, logs --node K shows node K's log, heap and certificate
    files are as promised;
 5. stop and reset leave no Elasticsearch process of the cluster behind.
@@ -28,6 +29,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import paused_admin
 import pytest
 import requests
 from elasticsearch import Elasticsearch
@@ -47,8 +49,7 @@ BIN = Path(sys.executable).parent
 ALIAS = "paperstest_failover"
 QUERIES = ["q=language+models", "q=大语言模型", "q=diffusion", "area=Deep+Learning&size=25",
            "q=learning&sort=year", "q=neural+networks", "q=reasoning"]
-MID_BUILD_PAPERS = 5000  # enough that the build is still loading when the kill comes
-KILL_AFTER_DOCS = 600
+MID_BUILD_PAPERS = 5000  # the build is held after its first 1,000 (paused_admin.py), resumed as the node dies
 
 
 @dataclass
@@ -78,7 +79,8 @@ class Failover:
         assert pid, f"{name} is not running"
         os.kill(pid, signal.SIGKILL)
         deadline = time.monotonic() + 30
-        while Path(f"/proc/{pid}").exists() and _state(pid) != "Z" and time.monotonic() < deadline:
+        while Path(f"/proc/{pid}").exists() and _state(pid) != "Z":
+            assert time.monotonic() < deadline, f"{name} (pid {pid}) still runs 30 s after SIGKILL"
             time.sleep(0.05)
         self.down.append(proc.number)
         return proc
@@ -238,7 +240,7 @@ def test_searches_survive_killing_the_master_that_holds_a_copy(failover: Failove
             loop.run_for(100)
             failover.kill(master)
             loop.run_for(100)
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 120
             while failover.master() == master:  # a new master is elected while searches go on
                 assert time.monotonic() < deadline, "no new master elected"
                 time.sleep(0.5)
@@ -284,11 +286,15 @@ def test_reindex_with_a_node_down_then_it_rejoins(failover: Failover) -> None:
 def test_kill_a_node_in_the_middle_of_a_reindex(failover: Failover, tmp_path: Path) -> None:
     corpus = generate(tmp_path / "papers.jsonl", MID_BUILD_PAPERS)
     before = versions.live_index(failover.admin, ALIAS)
-    proc = subprocess.Popen([str(BIN / "papersearch-admin"), "reindex", "--no-progress", str(corpus)],
-                            cwd=ROOT, env=os.environ | failover.env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True)
+    # Held right after its first chunk is written (tests/integration/paused_admin.py), so the kill comes while
+    # the build is loading whatever the machine's speed.
+    proc = subprocess.Popen(paused_admin.command(["reindex", "--no-progress", corpus]), cwd=ROOT,
+                            env=os.environ | failover.env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True)
     try:
-        new, victim = _wait_for_build(failover, before, proc)
+        build = paused_admin.wait_paused(proc)
+        new, victim = _building(failover, before)
+        build.resume()
         failover.kill(victim)
         out, _ = proc.communicate(timeout=600)
     finally:
@@ -306,33 +312,24 @@ def test_kill_a_node_in_the_middle_of_a_reindex(failover: Failover, tmp_path: Pa
         assert "papersearch-admin:" in out
         complete = {v.name for v in versions.versions(failover.admin, ALIAS) if v.complete}
         assert new not in complete
-    _assert_lock_released_or_expires(failover)
+    _assert_lock_released_or_taken_over(failover, proc.pid)
 
 
-def _wait_for_build(failover: Failover, before: str | None, proc: subprocess.Popen) -> tuple[str, str]:
-    """The new version once it holds KILL_AFTER_DOCS papers, and the node holding its primary."""
-    deadline = time.monotonic() + 300
-    while True:
-        assert proc.poll() is None, f"the reindex ended before the kill: {proc.stdout.read() if proc.stdout else ''}"
-        assert time.monotonic() < deadline, "the reindex never got going"
-        names = [v.name for v in versions.versions(failover.admin, ALIAS) if v.name != before and not v.complete]
-        if names:
-            stats = failover.admin.indices.stats(index=names[0], metric="indexing")["_all"]["primaries"]
-            # Empty until the new index's primary has started.
-            if stats.get("indexing", {}).get("index_total", 0) >= KILL_AFTER_DOCS:
-                primary = next(n for n, r in failover.copies(names[0]).items() if r["prirep"] == "p")
-                return names[0], primary
-        time.sleep(0.05)
+def _building(failover: Failover, before: str | None) -> tuple[str, str]:
+    """The version a paused build writes (its first chunk is in), and the node holding its primary."""
+    [new] = [v.name for v in versions.versions(failover.admin, ALIAS) if v.name != before and not v.complete]
+    stats = failover.admin.indices.stats(index=new, metric="indexing")["_all"]["primaries"]
+    assert stats.get("indexing", {}).get("index_total", 0) > 0, f"the paused build wrote nothing to {new}"
+    return new, next(n for n, r in failover.copies(new).items() if r["prirep"] == "p")
 
 
-def _assert_lock_released_or_expires(failover: Failover) -> None:
+def _assert_lock_released_or_taken_over(failover: Failover, pid: int) -> None:
     lock_index = f"{ALIAS}_locks"
     held = failover.admin.options(ignore_status=404).get(index=lock_index, id="build")
     if not held.get("found"):
         return
-    time.sleep(3)  # a lock left by a dead build gets no more heartbeats, so a later build takes it over
-    again = failover.admin.get(index=lock_index, id="build")
-    assert again["_source"]["heartbeat"] == held["_source"]["heartbeat"], "a dead build's lock is still beating"
+    # Left by the build, which has ended (so nothing beats it any more): a later build takes it over.
+    assert held["_source"]["pid"] == pid, held["_source"]
     taken = admin_cli(failover.env(PAPERSEARCH_LOCK_TTL="2"), "reindex", "--no-progress", str(SAMPLE))
     assert taken.returncode == 0, taken.stdout + taken.stderr
 

@@ -8,7 +8,7 @@ import pytest
 
 from webapp.domain import Hit
 from webapp.serializers import bibtex, ris
-from webapp.serializers.citation import citation_key, family_first
+from webapp.serializers.citation_fields import citation_key, family_first
 
 
 def paper(**fields) -> Hit:
@@ -114,7 +114,7 @@ def test_family_first():
 
 
 def test_keys_are_distinct_within_a_list_and_entries_take_them() -> None:
-    from webapp.serializers.citation import distinct_key
+    from webapp.serializers.citation_fields import distinct_key
 
     same = [paper(id=f"p{i}", title="Riemannian flows", authors=["Søren Hauberg"], year=2024) for i in range(3)]
     taken: set[str] = set()

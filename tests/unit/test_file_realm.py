@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from papersearch import file_realm, stack_setup
-from papersearch.security import BACKUP_ROLE, READER_ROLE, WRITER_ROLE
+from papersearch.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORDS = {"papersearch_indexer": "indexer-secret-1", "papersearch_web": "web-secret-2"}

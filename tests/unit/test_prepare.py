@@ -1,13 +1,16 @@
 """The producer: chunks of bulk bodies with the file and line of every document, rejects in order,
 progress in input bytes, and the same stream whether it runs in a thread or a forked process."""
 
+import fcntl
 import gzip
 import json
+import struct
+import termios
 import threading
-import time
 from pathlib import Path
 
 import pytest
+from support import wait_for
 
 from indexer import prepare
 from indexer.prepare import Chunk, Finished, Producer, produce
@@ -153,13 +156,17 @@ def _next_within(producer: Producer, seconds: float) -> tuple[bool, object]:
 
 
 def _mid_chunk(taxonomy: Taxonomy, tmp_path: Path) -> Producer:
-    """A producer process whose queue is full and whose pipe holds the first part of the next chunk (a
-    chunk is ~400 kB; the pipe takes 64 kB): the moment a build's failure closes it, or the process dies."""
+    """A producer process whose pipe holds the first part of the next chunk (a chunk is larger than the pipe,
+    64 kB): the moment a build's failure closes it, or the process dies."""
     big = tmp_path / "big.jsonl"
     big.write_bytes(SAMPLE.read_bytes() * 500)  # 20,000 papers: far more than the queue holds
     producer = Producer([sniff(big, taxonomy)], taxonomy, process=True)
-    assert producer.next() is not None
-    time.sleep(1.5)  # the queue refills, its feeder blocks mid-chunk
+    first = producer.next()
+    pipe = producer._queue._reader.fileno()  # type: ignore[attr-defined]
+    assert first is not None and len(first.body) > fcntl.fcntl(pipe, fcntl.F_GETPIPE_SZ)  # no chunk fits the pipe
+    # Once the next chunk has begun to arrive, the pipe holds part of it, and the rest waits for a reader.
+    wait_for(lambda: struct.unpack("i", fcntl.ioctl(pipe, termios.FIONREAD, b"\0" * 4))[0] > 0, 60,
+             "the next chunk to begin filling the pipe", interval=0.01)
     return producer
 
 
@@ -168,7 +175,7 @@ def test_a_sender_asking_after_close_gets_the_end_not_half_a_chunk(taxonomy: Tax
     (CI, 2026-12-01: such a build hung for good after a node restart)."""
     producer = _mid_chunk(taxonomy, tmp_path)
     producer.close()
-    returned, value = _next_within(producer, 10)
+    returned, value = _next_within(producer, 30)
     assert returned, "next() after close() blocked on a chunk the stopped process never finished"
     assert value is None
 
@@ -179,7 +186,7 @@ def test_a_producer_process_that_dies_mid_chunk_fails_the_load(taxonomy: Taxonom
     producer._proc.kill()  # say the OOM killer
     producer._proc.join(5)
     try:
-        returned, value = _next_within(producer, 10)
+        returned, value = _next_within(producer, 30)
         assert returned, "next() blocked on a chunk the dead process never finished"
         assert isinstance(value, RuntimeError) and "producer stopped without finishing" in str(value), value
     finally:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from itsdangerous import TimestampSigner
 
-from papersearch import credentials, querylog
+from papersearch import credentials, querylog_schema
 from papersearch.settings import Settings
 from webapp.controllers.events import MAX_BEACON_BYTES
 from webapp.controllers.query_ids import MAX_AGE, MAX_SHOWN, TOKEN_PATTERN, Expired, QueryIds
@@ -25,7 +25,7 @@ PAPERS = [f"paper-{i}" for i in range(11, 21)]
 
 def test_a_token_says_what_was_issued_and_nothing_else_passes():
     ids = QueryIds(KEY)
-    query_id = querylog.new_query_id()
+    query_id = querylog_schema.new_query_id()
     token = ids.issue(query_id, "page", offset=10, paper_ids=PAPERS)
     assert re.fullmatch(TOKEN_PATTERN, token) and token.startswith(f"{query_id}.page.11.20.")
     issued = ids.verify(token)
@@ -38,7 +38,7 @@ def test_a_token_says_what_was_issued_and_nothing_else_passes():
         token.replace(".page.", ".api."),  # another source
         token.replace(".11.20.", ".1.100."),  # a wider range
         token.replace(".11.20.", ".11.19."),  # marks that do not fit the range
-        f"{querylog.new_query_id()}{token[32:]}",  # another search's id
+        f"{querylog_schema.new_query_id()}{token[32:]}",  # another search's id
         f"{body}.{'A' * 43}",  # a made-up signature
         body,  # no signature
         token + "x",
@@ -49,7 +49,7 @@ def test_a_token_says_what_was_issued_and_nothing_else_passes():
 
 def test_a_click_counts_only_for_the_paper_shown_at_its_position():
     ids = QueryIds(KEY)
-    issued = ids.verify(ids.issue(querylog.new_query_id(), "page", offset=10, paper_ids=PAPERS))
+    issued = ids.verify(ids.issue(querylog_schema.new_query_id(), "page", offset=10, paper_ids=PAPERS))
     assert [ids.shown_at(issued, 11 + i, pid) for i, pid in enumerate(PAPERS)] == [True] * 10
     assert not ids.shown_at(issued, 12, PAPERS[0])  # shown, but elsewhere
     assert not ids.shown_at(issued, 11, "ANY-STRING-<script>")  # the probe's id
@@ -58,10 +58,10 @@ def test_a_click_counts_only_for_the_paper_shown_at_its_position():
 
 def test_tokens_expire(monkeypatch):
     ids = QueryIds(KEY)
-    fresh = ids.issue(querylog.new_query_id(), "page", offset=0, paper_ids=PAPERS)
+    fresh = ids.issue(querylog_schema.new_query_id(), "page", offset=0, paper_ids=PAPERS)
     now = int(time.time())
     monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda self: now - MAX_AGE - 5)
-    old = ids.issue(querylog.new_query_id(), "page", offset=0, paper_ids=PAPERS)
+    old = ids.issue(querylog_schema.new_query_id(), "page", offset=0, paper_ids=PAPERS)
     monkeypatch.undo()
     assert ids.verify(fresh) is not None
     with pytest.raises(Expired):
@@ -69,13 +69,13 @@ def test_tokens_expire(monkeypatch):
 
 
 def test_a_search_without_results_gives_no_position():
-    issued = QueryIds(KEY).verify(QueryIds(KEY).issue(querylog.new_query_id(), "api", offset=0, paper_ids=[]))
+    issued = QueryIds(KEY).verify(QueryIds(KEY).issue(querylog_schema.new_query_id(), "api", offset=0, paper_ids=[]))
     assert issued is not None and not issued.shows(1) and not issued.shows(0)
 
 
 def test_the_largest_page_fits_the_pattern_and_a_beacon():
     ids = QueryIds(KEY)
-    token = ids.issue(querylog.new_query_id(), "api", offset=9_900, paper_ids=["p" * 512] * MAX_SHOWN)
+    token = ids.issue(querylog_schema.new_query_id(), "api", offset=9_900, paper_ids=["p" * 512] * MAX_SHOWN)
     click = f'{{"type":"click","query_id":"{token}","position":10000,"paper_id":"{"p" * 512}"}}'
     assert re.fullmatch(TOKEN_PATTERN, token) and len(click.encode()) <= MAX_BEACON_BYTES
 

@@ -11,8 +11,8 @@ import pytest
 
 from indexer.querylog_admin import render
 from indexer.querylog_report import DayRow, QueryCount, Report, Retyped, parse_duration
-from papersearch import logs, querylog
-from papersearch.security import READER_ROLE, WRITER_ROLE, role_bodies, wildcard_of, without_query_log
+from papersearch import logs, querylog_schema
+from papersearch.roles import READER_ROLE, WRITER_ROLE, role_bodies, wildcard_of, without_query_log
 
 
 def lucene_regex_matches(role_name: str, index: str) -> bool:
@@ -25,19 +25,19 @@ def lucene_regex_matches(role_name: str, index: str) -> bool:
 
 def test_daily_index_names_round_trip_and_ignore_other_bases():
     when = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
-    name = querylog.daily_index("papersearch-querylog", when)
+    name = querylog_schema.daily_index("papersearch-querylog", when)
     assert name == "papersearch-querylog-2026.11.30"
-    assert querylog.day_of_index("papersearch-querylog", name) == date(2026, 11, 30)
-    assert querylog.day_of_index("papersearch-querylog", "papersearch-querylog-lab-2026.11.30") is None
-    assert querylog.day_of_index("papersearch-querylog", "papersearch-querylog-2026.13.40") is None
-    assert re.fullmatch(querylog.BASE_RE, "papersearch-querylog-lab_2")
-    assert not re.fullmatch(querylog.BASE_RE, "querylog")
+    assert querylog_schema.day_of_index("papersearch-querylog", name) == date(2026, 11, 30)
+    assert querylog_schema.day_of_index("papersearch-querylog", "papersearch-querylog-lab-2026.11.30") is None
+    assert querylog_schema.day_of_index("papersearch-querylog", "papersearch-querylog-2026.13.40") is None
+    assert re.fullmatch(querylog_schema.BASE_RE, "papersearch-querylog-lab_2")
+    assert not re.fullmatch(querylog_schema.BASE_RE, "querylog")
 
 
 def test_every_event_field_is_mapped():
     """Every field a document carries (fields excluded from it, like a click's searched_at, are not stored)."""
-    mapped = set(querylog.INDEX_BODY["mappings"]["properties"])
-    for model in querylog.EVENT_MODELS.values():
+    mapped = set(querylog_schema.INDEX_BODY["mappings"]["properties"])
+    for model in querylog_schema.EVENT_MODELS.values():
         fields = {name for name, info in model.model_fields.items() if not info.exclude}
         fields |= set(model.model_computed_fields)
         assert fields <= mapped, (model.__name__, fields - mapped)
@@ -45,17 +45,18 @@ def test_every_event_field_is_mapped():
 
 def test_a_click_goes_to_its_search_day_under_an_id_of_its_own():
     searched = datetime(2026, 11, 30, 23, 59, tzinfo=UTC)
-    click = querylog.ClickEvent(timestamp=searched + timedelta(minutes=5), query_id="a" * 32, position=3,
+    click = querylog_schema.ClickEvent(timestamp=searched + timedelta(minutes=5), query_id="a" * 32, position=3,
                                 paper_id="p", source="page", searched_at=searched)
-    assert querylog.daily_index("b", click.index_time()) == "b-2026.11.30"  # the search's day, not the click's
+    assert querylog_schema.daily_index("b", click.index_time()) == "b-2026.11.30"  # the search's day, not the click's
     assert click.document_id() == f"click-{'a' * 32}-3"
-    assert "searched_at" not in querylog.document(click)
+    assert "searched_at" not in querylog_schema.document(click)
 
 
 def test_search_event_normalises_the_query_and_flags_zero_results():
-    event = querylog.SearchEvent(query_id=querylog.new_query_id(), q="  Graph\u00a0NEURAL  nets ", sort="relevance",
+    event = querylog_schema.SearchEvent(query_id=querylog_schema.new_query_id(), q="  Graph\u00a0NEURAL  nets ",
+                                        sort="relevance",
                                  page=1, size=10, total=0, took_ms=3, lang="en", source="page")
-    doc = querylog.document(event)
+    doc = querylog_schema.document(event)
     assert doc["q_norm"] == "graph neural nets" and doc["zero_result"] is True
     assert "did_you_mean" not in doc  # unset optional fields are left out
 
@@ -70,13 +71,13 @@ def test_papers_role_names_exclude_the_query_log():
 
 def test_roles_grant_the_query_log_only_what_each_side_needs():
     roles = role_bodies(["papers*"])
-    log_entries = {role: [e for e in body["indices"] if e["names"] == [querylog.INDEX_PATTERN]]
+    log_entries = {role: [e for e in body["indices"] if e["names"] == [querylog_schema.INDEX_PATTERN]]
                    for role, body in roles.items()}
     assert log_entries[READER_ROLE] == [{"names": ["papersearch-querylog-*"],
                                          "privileges": ["create_doc", "create_index"]}]
     assert log_entries[WRITER_ROLE] == [{"names": ["papersearch-querylog-*"], "privileges": ["read", "delete_index"]}]
     for body in roles.values():
-        others = [e for e in body["indices"] if e["names"] != [querylog.INDEX_PATTERN]]
+        others = [e for e in body["indices"] if e["names"] != [querylog_schema.INDEX_PATTERN]]
         assert all(name.startswith("/") for e in others for name in e["names"])
 
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 
 from elastic_transport import ConnectionError as EsConnectionError
 
-from papersearch import querylog
-from webapp.querylog import FULL, REJECTED, UNAVAILABLE, QueryLogWriter
+from papersearch import querylog_schema
+from webapp.querylog_writer import FULL, REJECTED, UNAVAILABLE, QueryLogWriter
 
 
 class StandInClient:
@@ -39,8 +39,9 @@ class StandInClient:
         return {"errors": any("error" in it["create"] for it in items), "items": items}
 
 
-def click(day: int = 30, n: int = 1) -> querylog.ClickEvent:
-    return querylog.ClickEvent(timestamp=datetime(2026, 11, day, 12, tzinfo=UTC), query_id=querylog.new_query_id(),
+def click(day: int = 30, n: int = 1) -> querylog_schema.ClickEvent:
+    return querylog_schema.ClickEvent(timestamp=datetime(2026, 11, day, 12, tzinfo=UTC),
+                                      query_id=querylog_schema.new_query_id(),
                                position=n, paper_id=f"p{n}", source="page")
 
 

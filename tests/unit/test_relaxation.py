@@ -10,7 +10,7 @@ import pytest
 from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
-from webapp.services import render
+from webapp.services import plan, render
 from webapp.services.es_query import named
 from webapp.services.hits import missing_words, relevance_score
 from webapp.services.query_parser import Clause, ParsedQuery, parse_query
@@ -36,9 +36,9 @@ def test_can_relax(terms, typo, expected):
 def test_relax_only_below_the_threshold():
     s = bodies.searched(parse_query("a b"))
     assert s.too_few(BELOW - 1) and s.too_few(0) and not s.too_few(BELOW)
-    page, check = s.third(BELOW - 1, frozenset(), None)
-    assert page and page.tier == "relaxed" and check is None
-    assert s.third(BELOW, frozenset(), None) == (None, None)
+    third = s.third(BELOW - 1, frozenset(), None)
+    assert third.relaxed and third.relaxed.tier == "relaxed" and third.check is None
+    assert s.third(BELOW, frozenset(), None) == plan.Third()
 
 
 @pytest.mark.parametrize(("words", "required"), [(1, 1), (2, 1), (3, 2), (4, 2), (5, 2), (6, 3), (8, 4)])
@@ -114,3 +114,28 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
     assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
     assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, cl.word_name(0)], CONFIG) == 2.5
     assert missing_words([render.ALL_WORDS_TYPOS_QUERY], [(0, "a"), (1, "b")]) == []
+
+
+def test_corrections_fix_likely_typos_and_never_offer_a_rarer_word():
+    s = bodies.searched(parse_query("transfomer atention qwxzv deraning learning"))
+    options = {"transfomer": [plan.Option("transformer", 0.9, 800)], "atention": [plan.Option("attention", 0.88, 1500)],
+               "qwxzv": [plan.Option("qxcv", 0.6, 1)], "deraning": [plan.Option("deraining", 0.875, 1)],
+               "learning": [plan.Option("leaning", 0.85, 90)]}
+    counts = {"transfomer": 1, "atention": 0, "qwxzv": 0, "deraning": 0, "learning": 5000}
+    unknown, corrected = s.corrections(counts, options)
+    assert unknown == frozenset({"atention", "qwxzv", "deraning"})
+    # a word of one paper is still a likely typo when its neighbour is far commoner; a far neighbour of one
+    # paper is no correction; a close one is, however rare; a common word is never corrected
+    assert corrected.to_string() == "transformer attention qwxzv deraining learning"
+    assert s.corrections({"transfomer": 2}, {"transfomer": [plan.Option("transformer", 0.9, 19)]})[1] is None
+    assert s.corrections({"qwxzv": 0}, {"qwxzv": [plan.Option("qxcv", 0.6, 1)]}) == (frozenset({"qwxzv"}), None)
+
+
+def test_the_corrected_query_is_shown_only_when_nothing_has_the_words():
+    s = bodies.searched(parse_query("atention"))
+    fixed = parse_query("attention")
+    assert s.third(0, frozenset({"atention"}), fixed) == plan.Third(corrected=fixed)
+    third = s.third(2, frozenset(), fixed)  # two papers have the word: they are shown, the correction offered
+    assert third.corrected is None and third.check and third.check.tier == "check"
+    as_typed = bodies.searched(parse_query("atention"), SearchParams(q="atention", spell=False))
+    assert as_typed.third(0, frozenset({"atention"}), fixed).corrected is None  # spell=0: never

@@ -9,7 +9,7 @@ from flask import Flask
 
 from papersearch.index_definition import search_config
 from webapp.domain import Facet, FacetValue, SearchParams, SearchResult, Suggestion
-from webapp.security import rate_limit_spec
+from webapp.headers_and_limits import rate_limit_spec
 from webapp.views.facets import selected_filters
 from webapp.views.links import SearchLinks, suggestion_url
 

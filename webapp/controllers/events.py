@@ -1,13 +1,13 @@
 """What the site records about its use: each search counted in /metrics and written to the query log,
 and the search page's beacons (a result click, a query retyped soon after the previous one).
 
-Nothing identifying is recorded: no IP address, cookie or user agent (papersearch/querylog.py). With
+Nothing identifying is recorded: no IP address, cookie or user agent (papersearch/querylog_schema.py). With
 PAPERSEARCH_QUERY_LOG=off the counting stays and nothing is written. A beacon counts only for a search
 the site served: JSON (415 otherwise), from the site's own pages (Sec-Fetch-Site, Origin when sent), with a
 query id the site signed less than a day ago (controllers/query_ids.py), a click at a position the search
 showed and for the paper it showed there, every field of its own type ("position": "1" is refused). Any
 other beacon is refused (400), counted in papersearch_events_rejected_total by reason, and never written or
-logged. A click is stored once per (query id, position), however often it is sent (papersearch/querylog.py).
+logged. A click is stored once per (query id, position), however often it is sent (papersearch/querylog_schema.py).
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
-from papersearch import querylog
+from papersearch import querylog_schema
 from papersearch.index_definition import search_config
 from papersearch.text import MAX_ID_BYTES
 from webapp import metrics
 from webapp.controllers.params import ParamError
 from webapp.controllers.query_ids import MAX_AGE, TOKEN_PATTERN, Expired, Issued, QueryIds
 from webapp.domain import SearchParams, SearchResult
-from webapp.querylog import QueryLogWriter
+from webapp.querylog_writer import QueryLogWriter
 
 MAX_BEACON_BYTES = 2048
 # No result lies deeper than the result window (the deepest page with one result per page).
@@ -80,16 +80,18 @@ class Recorder:
         self.writer = writer
         self.query_ids = query_ids
 
-    def search(self, result: SearchResult, source: querylog.Source, lang: str) -> None:
+    def search(self, result: SearchResult, source: querylog_schema.Source, lang: str) -> None:
         """Count the search; when the query log is on, write it and give the result its signed query id."""
         metrics.count_search(source, result.total, result.fallbacks)
         if self.writer is None:
             return
         p = result.params
-        event = querylog.SearchEvent(
-            query_id=querylog.new_query_id(), q=p.q[:querylog.MAX_LOGGED_QUERY], filters=filters_of(result),
+        event = querylog_schema.SearchEvent(
+            query_id=querylog_schema.new_query_id(), q=p.q[:querylog_schema.MAX_LOGGED_QUERY],
+            filters=filters_of(result),
             sort=p.sort, page=p.page, size=p.size, total=result.total, took_ms=result.took_ms,
-            fallbacks=result.fallbacks, did_you_mean=result.did_you_mean, lang=lang, source=source,
+            fallbacks=result.fallbacks, did_you_mean=result.did_you_mean or result.showing_for, lang=lang,
+            source=source,
         )
         self.writer.submit(event)
         result.query_id = self.query_ids.issue(event.query_id, source, p.offset, [hit.id for hit in result.hits])
@@ -109,11 +111,11 @@ class Recorder:
         if self.writer is None:
             return
         if isinstance(beacon, ClickBeacon):
-            self.writer.submit(querylog.ClickEvent(query_id=issued[0].query_id, position=beacon.position,
+            self.writer.submit(querylog_schema.ClickEvent(query_id=issued[0].query_id, position=beacon.position,
                                                    paper_id=beacon.paper_id, source=issued[0].source,
                                                    searched_at=issued[0].issued_at))
         else:
-            self.writer.submit(querylog.RetypeEvent(query_id=issued[0].query_id, source=issued[0].source,
+            self.writer.submit(querylog_schema.RetypeEvent(query_id=issued[0].query_id, source=issued[0].source,
                                                     previous_query_id=issued[1].query_id))
 
     def _accepted(self, body: bytes, fetch_site: str) -> tuple[ClickBeacon | RetypeBeacon, list[Issued]]:

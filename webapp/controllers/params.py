@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
-from webapp.serializers.citation import FORMATS as CITATION_FORMATS
+from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
 # page (facets, chips, pagination), so the page grows with the square of their number: at 50 per parameter a
@@ -146,6 +146,8 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
         size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
         xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
                                           "language (0: only the words as typed)")),
+        spell=(bool, Field(True, description="When no paper has the words as typed and a correction does, show "
+                                             "the corrected query's results (0: only the words as typed)")),
     )
 
 
@@ -172,9 +174,9 @@ class RequestArgs:
         self.config = config
         self.search_model = search_args_model(config)
         self.api_search_model = search_args_model(config, any_size=True)
-        # An author page's: the search's but the order (newest first, by relevance with words).
-        self.author_model = _without(self.search_model, "AuthorArgs", "sort")
-        self.api_author_model = _without(self.api_search_model, "ApiAuthorArgs", "sort")
+        # An author page's: the search's but the order (newest first, by relevance with words) and corrections.
+        self.author_model = _without(self.search_model, "AuthorArgs", "sort", "spell")
+        self.api_author_model = _without(self.api_search_model, "ApiAuthorArgs", "sort", "spell")
         self.suggest_model = suggest_args_model(config)
         self.citation_model = citation_args_model()
 
@@ -199,7 +201,7 @@ class RequestArgs:
             ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
                             ranges=ranges, sort=getattr(a, "sort", self.config["default_sort"]), page=a.page,
-                            size=a.size, xl=a.xl)
+                            size=a.size, xl=a.xl, spell=getattr(a, "spell", True))
 
     def suggest(self, args: MultiDict) -> str:
         return self.validate(self.suggest_model, args).q
@@ -255,8 +257,8 @@ def _param_error(error: Any, model: type[BaseModel], config: dict[str, Any]) -> 
         return ParamError("error.not_integer", param=name, value=value[:40])
     if name == "size":
         return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
-    if name == "xl":
-        return ParamError("error.xl", value=value[:40])
+    if name in ("xl", "spell"):
+        return ParamError("error.flag", param=name, value=value[:40])
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
     if name == "format":

@@ -1,6 +1,6 @@
 """Query ids the site issues, signed, so that the query log takes clicks only for searches it served.
 
-A search the query log records gets a random id (papersearch/querylog.py, what the log stores). The page
+A search the query log records gets a random id (papersearch/querylog_schema.py, what the log stores). The page
 and the API hand it out as a token that also names where the search came from, the positions of the results
 it showed, a mark of each result's paper id, and when it was issued, signed with itsdangerous (Flask's own
 signing library: HMAC-SHA256 under the server's secret, PAPERSEARCH_SECRET_KEY, or the key generated once
@@ -26,7 +26,7 @@ from datetime import datetime
 
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner
 
-from papersearch import querylog
+from papersearch import querylog_schema
 from papersearch.index_definition import search_config
 
 SALT = "papersearch.query-id"  # keys this signer's use of the secret apart from any other
@@ -35,7 +35,7 @@ MARK_BYTES = 6  # a forged paper id must hit 48 bits of a keyed hash, online
 MARK_CHARS = 8  # MARK_BYTES in unpadded base64url
 MAX_AGE = 24 * 3600  # seconds a search's results can be clicked for the log
 MAX_SHOWN = max(int(s) for s in search_config()["page_sizes"])  # the largest page the API serves
-_ID, _SOURCES = querylog.QUERY_ID_PATTERN.strip("^$"), "|".join(typing.get_args(querylog.Source))
+_ID, _SOURCES = querylog_schema.QUERY_ID_PATTERN.strip("^$"), "|".join(typing.get_args(querylog_schema.Source))
 _B64 = "[A-Za-z0-9_-]"
 TOKEN_PATTERN = (rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.{_B64}{{0,{MAX_SHOWN * MARK_CHARS}}}"
                  rf"\.{_B64}{{1,12}}\.{_B64}{{43}}$")
@@ -52,7 +52,7 @@ class Issued:
     pages; none when first > last), their marks, and when it was issued."""
 
     query_id: str
-    source: querylog.Source
+    source: querylog_schema.Source
     first: int
     last: int
     marks: str
@@ -76,7 +76,7 @@ class QueryIds:
                                  digest_size=MARK_BYTES).digest()
         return base64.urlsafe_b64encode(digest).decode()
 
-    def issue(self, query_id: str, source: querylog.Source, offset: int, paper_ids: list[str]) -> str:
+    def issue(self, query_id: str, source: querylog_schema.Source, offset: int, paper_ids: list[str]) -> str:
         """The token of a search whose results, positions offset+1 … offset+len(paper_ids), are these papers."""
         marks = "".join(self.mark(query_id, offset + 1 + i, pid) for i, pid in enumerate(paper_ids))
         return self._signer.sign(f"{query_id}.{source}.{offset + 1}.{offset + len(paper_ids)}.{marks}").decode()
@@ -94,7 +94,7 @@ class QueryIds:
         query_id, source, first, last, marks = value.decode().split(".")
         if len(marks) != max(0, int(last) - int(first) + 1) * MARK_CHARS:
             return None
-        return Issued(query_id, typing.cast(querylog.Source, source), int(first), int(last), marks, issued_at)
+        return Issued(query_id, typing.cast(querylog_schema.Source, source), int(first), int(last), marks, issued_at)
 
     def shown_at(self, issued: Issued, position: int, paper_id: str) -> bool:
         """The search showed this paper at this position."""

@@ -12,12 +12,12 @@ from typing import Any, Literal
 
 from werkzeug.datastructures import MultiDict
 
-from papersearch.querylog import Source
+from papersearch.querylog_schema import Source
 from papersearch.text import MAX_ID_BYTES
 from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
 from webapp.domain import SearchResult, Suggestion
-from webapp.serializers.cite import Citation, cite
+from webapp.serializers.citation_download import Citation, cite
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)

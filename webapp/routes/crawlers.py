@@ -1,4 +1,4 @@
-"""For crawlers: robots.txt and the sitemap of paper and topic pages, from the index (webapp/services/listing.py,
+"""For crawlers: robots.txt and the sitemap of paper and topic pages, from the index (webapp/services/long_lists.py,
 profiles.py), each sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
 
 /sitemap.xml is one file while every paper and topic fits into one (MAX_URLS, the protocol's 50,000), else an
@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 from flask import Blueprint, Response, current_app, request, url_for
 
 from papersearch.taxonomy import Topic
-from webapp.controllers import listing as controller
+from webapp.controllers import feeds_exports as controller
 from webapp.controllers import profiles as controller_profiles
 from webapp.controllers.versioned_cache import VersionedCache
 from webapp.routes import profiles, service

@@ -1,11 +1,11 @@
 """A search's results (up to EXPORT_MAX papers) as one BibTeX, RIS or CSV download, streamed as the result
-pages come in (webapp/services/listing.py)."""
+pages come in (webapp/services/long_lists.py)."""
 
 from __future__ import annotations
 
 from flask import Blueprint, Response, request, stream_with_context
 
-from webapp.controllers import listing as controller
+from webapp.controllers import feeds_exports as controller
 from webapp.routes import service
 from webapp.routes.feeds import list_args, paper_url
 from webapp.serializers import export as formats

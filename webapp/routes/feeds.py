@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, request
 from flask.blueprints import BlueprintSetupState
 
 from webapp import i18n
-from webapp.controllers import listing as controller
+from webapp.controllers import feeds_exports as controller
 from webapp.controllers.list_params import EXPORT_MAX, FEED_SORT, ListArgs
 from webapp.domain import Hit
 from webapp.routes import request_args, search_config, service

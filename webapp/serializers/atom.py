@@ -17,7 +17,7 @@ from xml.etree import ElementTree as ET
 from papersearch import added
 from papersearch.text import has_cjk
 from webapp.domain import Hit
-from webapp.serializers.citation import readable
+from webapp.serializers.citation_fields import readable
 
 MEDIA_TYPE = "application/atom+xml; charset=utf-8"
 NS = "http://www.w3.org/2005/Atom"

@@ -15,7 +15,7 @@ import re
 from papersearch import tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
-from webapp.serializers.citation import citation_key, cited_abstract, cited_title, subject_terms
+from webapp.serializers.citation_fields import citation_key, cited_abstract, cited_title, subject_terms
 
 MEDIA_TYPE = "application/x-bibtex; charset=utf-8"
 EXTENSION = "bib"
@@ -87,7 +87,7 @@ def authors(paper: Hit) -> str:
 
 
 def to_bibtex(paper: Hit, key: str | None = None) -> str:
-    """One entry; `key` instead of the paper's own citation key (a list's distinct keys: citation.distinct_key)."""
+    """One entry; `key` instead of the paper's own citation key (a list's distinct keys: distinct_key)."""
     kind, venue_field = _KINDS.get(paper.record_type or "", _OTHER)
     fields = [
         ("author", authors(paper)),

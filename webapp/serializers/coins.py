@@ -8,7 +8,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_title, readable
+from webapp.serializers.citation_fields import cited_title, readable
 
 GENRES = {"conference-paper": "proceeding", "journal-article": "article", "preprint": "preprint"}
 

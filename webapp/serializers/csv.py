@@ -14,7 +14,7 @@ from collections.abc import Callable
 from papersearch import added
 from papersearch.text import normalize_text
 from webapp.domain import Hit
-from webapp.serializers.citation import readable
+from webapp.serializers.citation_fields import readable
 
 MEDIA_TYPE = "text/csv; charset=utf-8"
 EXTENSION = "csv"

@@ -10,7 +10,7 @@ from types import ModuleType
 from webapp.domain import Hit
 from webapp.serializers import bibtex, ris
 from webapp.serializers import csv as csv_rows
-from webapp.serializers.citation import distinct_key
+from webapp.serializers.citation_fields import distinct_key
 
 FORMATS = ("bibtex", "ris", "csv")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from papersearch.text import has_cjk
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_abstract, cited_title, readable, subject_terms
+from webapp.serializers.citation_fields import cited_abstract, cited_title, readable, subject_terms
 
 Meta = tuple[str, str, str | None]  # name, content, lang (None: the page's)
 VENUE_TAGS = {"conference-paper": "citation_conference_title", "journal-article": "citation_journal_title"}

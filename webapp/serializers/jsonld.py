@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import Hit
-from webapp.serializers.citation import cited_abstract, cited_title, readable, subject_terms
+from webapp.serializers.citation_fields import cited_abstract, cited_title, readable, subject_terms
 
 PART_OF = {"journal-article": "Periodical"}  # what a venue is, by record type; else a CreativeWork
 STATUS = {"preprint": "Preprint"}  # creativeWorkStatus

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from papersearch.text import normalize_text
 from webapp.domain import Hit
-from webapp.serializers.citation import citation_key, cited_abstract, cited_title, family_first, readable, subject_terms
+from webapp.serializers.citation_fields import (
+    citation_key,
+    cited_abstract,
+    cited_title,
+    family_first,
+    readable,
+    subject_terms,
+)
 
 MEDIA_TYPE = "application/x-research-info-systems; charset=utf-8"
 EXTENSION = "ris"
@@ -19,7 +26,7 @@ GENERIC = "GEN"
 
 
 def to_ris(paper: Hit, key: str | None = None) -> str:
-    """One record; `key` instead of the paper's own citation key as its ID (citation.distinct_key)."""
+    """One record; `key` instead of the paper's own citation key as its ID (citation_fields.distinct_key)."""
     kind = TYPES.get(paper.record_type or "", GENERIC)
     tags: list[tuple[str, str]] = [("TY", kind), ("ID", key or citation_key(paper)),
                                    ("TI", readable(cited_title(paper)))]

@@ -149,14 +149,14 @@ def _inside_query(word: Word, config: dict) -> Query:
 
 
 def form_fields(config: dict, language: str) -> dict[str, float]:
-    """Where a concept's other forms are searched: the paper's own text fields of one script. Not the
-    authors (a concept is not a name), not the topic labels (the taxonomy is bilingual already: the words
-    as typed reach them). Forms on titles alone would be cheaper, but lose the papers whose abstract names a
-    concept only inside a longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field,
-    the tag scored by rarity")."""
-    skipped = set(config["field_aliases"]["author"]) | set(config["field_aliases"]["topic"])
-    return {name: boost for name, boost in config["query_fields"].items()
-            if name not in skipped and is_chinese_field(name) == (language == "zh")}
+    """Where a concept's other forms are searched: the text fields of one script that cross_lingual.form_fields
+    names, at their query_fields boosts. Not the authors (a concept is not a name), not the topic labels (the
+    taxonomy is bilingual already: the words as typed reach them), not the English exact subfields (a phrase
+    on the stemmed field finds the same papers; DECISIONS.md "Search cost: concept forms on fewer fields").
+    Forms on titles alone would be cheaper, but lose the papers whose abstract names a concept only inside a
+    longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field, the tag scored by
+    rarity")."""
+    return {name: config["query_fields"][name] for name in config["cross_lingual"]["form_fields"][language]}
 
 
 def form_phrases(concept: Concept, config: dict) -> list[Query]:

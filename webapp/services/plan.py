@@ -6,8 +6,10 @@ A search is at most three rounds (DECISIONS.md "Relaxation ladder", "Search cost
 1. the words as typed (`Page`, tier "as_typed"), with a count of the papers the words alone find when concepts
    let papers of the other language in (`Count`); on a core index also the spelling check (`Spelling`);
 2. when those words find fewer than relaxation.below papers: the spelling check, if not sent yet;
-3. then most of the words, typo-tolerant on the words no paper contains (`Page`, tier "relaxed"), beside the
-   check that a corrected query finds anything ("did you mean", `Page` tier "check").
+3. when no paper has the words and a correction exists: the corrected query's page, shown as its results
+   ("Showing results for"; if it finds nothing either, round 3 below follows); else most of the words,
+   typo-tolerant on the words no paper contains (`Page`, tier "relaxed"), beside the check that a corrected
+   query finds anything ("did you mean", `Page` tier "check").
 On an index above large_index.above papers the page's facets are a request of their own (`Facets`).
 `python -m webapp.explain QUERY` prints every request of a search with its plan (describe.py).
 """
@@ -16,138 +18,32 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.domain import SearchParams
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
+from webapp.services.search_requests import (
+    Concept,
+    Count,
+    Facets,
+    Fuzzy,
+    Highlight,
+    Live,
+    Option,
+    Page,
+    Request,
+    Spelling,
+    Text,
+    Third,
+    Tier,
+    Typos,
+    Word,
+)
 
-Tier = Literal["as_typed", "relaxed", "check"]
-# Where a word's typo fallback looks: nowhere, author names only (four-letter words), every Latin text field.
-Typos = Literal["", "authors", "text"]
-# Typo tolerance for every word (True), none (False), or only the words in the set (case-folded).
-Fuzzy = bool | frozenset[str]
+__all__ = ["Concept", "Count", "Facets", "Fuzzy", "Highlight", "Live", "Option", "Page", "Request", "Search",
+           "Spelling", "Text", "Third", "Tier", "Typos", "Word"]
 _TOKEN = re.compile(r"\w+")
-
-
-@dataclass(frozen=True)
-class Concept:
-    """A glossary concept among the words: its other forms and tag, searched as one alternative."""
-
-    ids: tuple[str, ...]
-    en: tuple[str, ...]
-    zh: tuple[str, ...]
-    typed: str  # what was typed for it (a whole word, several, or a part of one Chinese term)
-    first: int  # the words it came from: words[first:last + 1] (or a part of words[first])
-    last: int
-
-    @classmethod
-    def of(cls, e: Expansion) -> Concept:
-        return cls(e.ids, e.en, e.zh, e.typed, e.first, e.last)
-
-
-@dataclass(frozen=True)
-class Word:
-    """One word of the search box: all its tokens in any field (relaxed: most of them), its typo fallback,
-    and the concepts it may also be matched by."""
-
-    index: int
-    text: str
-    typos: Typos = ""  # a low-boost typo fallback beside it, on these fields
-    concept: Concept | None = None  # the word is (part of) a concept typed as whole words …
-    share: float = 1.0  # … carrying this share of the concept's weight
-    inside: tuple[Concept, ...] = ()  # concepts inside a long Chinese term
-
-
-@dataclass(frozen=True)
-class Text:
-    """The words: each one clause, `required` of them must match."""
-
-    words: tuple[Word, ...]
-    required: int
-    relaxed: bool = False  # words need most of their tokens, and each word's clause is named (word:<i>)
-    # Papers written in this language need only the concepts (their words cannot be shared): "zh" for
-    # Latin-script words typed beside a concept, "en" for Chinese ones; None: all words as above.
-    other_language: str | None = None
-    groups: tuple[Concept, ...] = ()  # the concepts typed as whole words (what other_language requires)
-
-
-@dataclass(frozen=True)
-class Highlight:
-    """What the page marks: the words, phrases and field clauses, and the concepts' other forms."""
-
-    words: tuple[str, ...]
-    phrases: tuple[str, ...] = ()
-    fields: tuple[Clause, ...] = ()
-    forms: tuple[Concept, ...] = ()
-
-
-@dataclass(frozen=True)
-class Page:
-    """A results page (tiers as_typed, relaxed), or (tier check) whether anything is found."""
-
-    tier: Tier
-    text: Text | None
-    phrases: tuple[str, ...] = ()
-    fields: tuple[Clause, ...] = ()  # title:/author:/abstract:/topic: clauses (required)
-    excluded: tuple[Clause, ...] = ()
-    proximity: tuple[str, ...] = ()  # the words whose closeness is rewarded (only reorders)
-    # Relaxed tier: papers with every word as typed first (all_words), then with every word once typos are
-    # forgiven (all_words_typos), then the rest.
-    all_words: Text | None = None
-    all_words_typos: Text | None = None
-    highlight: Highlight | None = None
-    params: SearchParams = field(default_factory=SearchParams)
-    hits_only: bool = False  # a large index: the facets come in a request of their own (Facets)
-
-    @property
-    def cacheable(self) -> bool:
-        """No words, only filters (the browse page, a topic's page): the same request for everyone, worth
-        Elasticsearch's shard request cache (DECISIONS.md "Search cost: facets of huge result sets")."""
-        return not (self.text or self.phrases or self.fields or self.excluded)
-
-
-@dataclass(frozen=True)
-class Count:
-    """How many papers the words as typed find in their own language under the page's filters, counted up to
-    `limit` (the ladder's threshold: all it needs to know)."""
-
-    text: Text | None
-    params: SearchParams
-    limit: int
-
-
-@dataclass(frozen=True)
-class Spelling:
-    """The spelling check of some words: the suggesters' corrections, then whether any paper contains each."""
-
-    words: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Facets:
-    """A large index's facets for a page: over every match, or a random sample of them (probability < 1)."""
-
-    page: Page
-    probability: float
-
-
-Request = Page | Count | Spelling | Facets
-
-
-@dataclass(frozen=True)
-class Live:
-    """What is known of the live index: its analysis profile and size."""
-
-    profile: str | None = None
-    papers: int = 0
-
-    def sample_probability(self, config: dict, total_exact: bool) -> float:
-        """The share of papers a large index's facets are counted on: all for an exact total, else ~sample."""
-        sample = config["large_index"]["sample"]
-        return 1.0 if total_exact or self.papers <= sample else min(0.5, sample / self.papers)
-
 
 # --- the ladder -------------------------------------------------------------------------------------------
 
@@ -160,7 +56,7 @@ class Search:
     params: SearchParams
     config: dict
     found: tuple[Expansion, ...] = ()
-    live: Live = Live()
+    live: Live = field(default_factory=Live)
 
     @property
     def core(self) -> bool:
@@ -195,18 +91,44 @@ class Search:
             return Spelling(self.spelling_words)
         return None
 
-    def third(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None
-              ) -> tuple[Page | None, Page | None]:
-        """Round 3: the relaxed page (when too few were found and relaxing changes anything), and the
-        did-you-mean check of the corrected query."""
+    def third(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None,
+              show_corrected: bool = True) -> Third:
+        """Round 3: when nothing has the words as typed, the corrected query's results (unless the search asks
+        for the words as typed only, spell=0); else the relaxed page (when too few were found and relaxing
+        changes anything), and the did-you-mean check of the corrected query."""
         if not (self.too_few(as_typed) or corrected):
-            return None, None
+            return Third()
+        if corrected and as_typed == 0 and show_corrected and self.params.spell:
+            return Third(corrected=corrected)
         typos: Fuzzy = True if self.core else self.typo_words(unknown)
         check = self.check(corrected) if corrected else None
         # On a core index the first request was typo-tolerant already: typos alone are no reason to relax.
         if not (self.too_few(as_typed) and self.can_relax(bool(typos) and not self.core)):
-            return None, check
-        return self.relaxed(typos), check
+            return Third(check=check)
+        return Third(self.relaxed(typos), check)
+
+    def corrections(self, counts: dict[str, int], options: dict[str, list[Option]]
+                    ) -> tuple[frozenset[str], ParsedQuery | None]:
+        """From the spelling check's numbers (papers with each word, counted up to spelling.rare_below; the
+        suggesters' options): the words no paper contains, and the query with every likely typo corrected. A
+        word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
+        least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
+        edits in five letters, one paper); a word in fewer than rare_below papers only to a close one in at
+        least `commoner` times as many (transfomer → transformer; tenses is not tensor). Of the options
+        within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
+        settings = self.config["spelling"]
+        fixes: dict[str, str] = {}
+        for word, papers in counts.items():
+            close = [o for o in options.get(word, []) if o.text != word and o.score >= settings["close"]]
+            if papers == 0:
+                good = close + [o for o in options.get(word, []) if o.freq >= settings["min_freq"]]
+            else:
+                good = [o for o in close if o.freq >= settings["commoner"] * papers]
+            if papers < settings["rare_below"] and good:
+                best = max(o.score for o in good)
+                fixes[word] = max((o for o in good if o.score >= best - settings["near"]), key=lambda o: o.freq).text
+        unknown = frozenset(w for w, papers in counts.items() if papers == 0)
+        return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
     @staticmethod
     def show_relaxed(relaxed_total: int, relaxed_exact: bool, first_total: int, first_exact: bool) -> bool:

@@ -21,7 +21,7 @@ from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import render
 from webapp.services.es_query import Query, bool_query, filtered
-from webapp.services.plan import Page
+from webapp.services.search_requests import Page
 
 AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py)
 NAMES = "authors.as_written"  # the names exactly as the papers write them

@@ -193,10 +193,10 @@ def _count(count: Count, config: dict) -> Query:
 
 
 def _suggestions(words: list[str], config: dict) -> Query:
-    """Term suggesters (one per spelling field) proposing real words near each word the field lacks: only
-    words no paper contains are corrected, so a field's suggester need not look for words it has ("missing")."""
+    """Term suggesters (one per spelling field) proposing real words near each word, commoner than it in that
+    field ("popular": a word a paper or two have may still be a typo; plan.corrections decides)."""
     settings = config["spelling"]
-    suggest = {f"spell_{i}": {"term": {"field": field, "suggest_mode": "missing",
+    suggest = {f"spell_{i}": {"term": {"field": field, "suggest_mode": "popular",
                                        "min_word_length": settings["min_length"], "max_edits": settings["max_edits"],
                                        "size": settings["size"]}}
                for i, field in enumerate(settings["fields"])}
@@ -205,10 +205,10 @@ def _suggestions(words: list[str], config: dict) -> Query:
 
 
 def _known_word(word: str, config: dict) -> Query:
-    """Whether any paper contains the word exactly (no: misspelt, worth correcting and typo tolerance): a
-    count over the search fields that stops at the first paper. Term suggesters cannot tell (they see one
-    field each), and the hits cannot either (fuzzy matches)."""
-    return {"size": 0, "track_total_hits": 1,
+    """How many papers contain the word exactly, counted up to spelling.rare_below (none: misspelt, worth typo
+    tolerance; a few: perhaps misspelt): a count over the search fields that stops there. Term suggesters
+    cannot tell (they see one field each), and the hits cannot either (fuzzy matches)."""
+    return {"size": 0, "track_total_hits": config["spelling"]["rare_below"],
             "query": {"multi_match": {"query": word, "fields": list(config["query_fields"]), "operator": "and"}}}
 
 

@@ -40,8 +40,8 @@ from webapp.services.query_parser import ParsedQuery, parse_query
 log = logging.getLogger(__name__)
 
 # Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
-# the words (the relaxation ladder's last step), a correction offered.
-RELAXED, DID_YOU_MEAN = "relaxed", "did_you_mean"
+# the words (the relaxation ladder's last step), a correction offered, the corrected query's results shown.
+RELAXED, DID_YOU_MEAN, CORRECTED = "relaxed", "did_you_mean", "corrected"
 LIVE_TTL = 60.0  # seconds: how long what is known of the live index (profile, papers) is trusted
 MIN_REQUEST_TIME = 0.05  # seconds: with less of the budget left, a request is not worth sending
 _deadline: ContextVar[float | None] = ContextVar("search_deadline", default=None)
@@ -76,28 +76,39 @@ class SearchService(PaperLookups):
     def search(self, params: SearchParams, trace: Trace | None = None) -> SearchResult:
         self.start_budget()
         s = self.plan(params)
-        parsed, found = s.parsed, s.found
+        found = list(s.found)
         send = _Sender(self, trace)
         # Round 1: the words as typed (with the count apart and, on a core index, the spelling check).
         first, count, spelling = s.first()
-        response, as_typed, spelled = send.first(first, count, spelling, parsed)
-        shown, fallbacks, partial = first, [], None
+        response, as_typed, spelled = send.first(first, count, spelling, s)
+        shown, fallbacks, partial, showing_for = first, [], None, None
         # Round 2: the spelling check, when too few papers were found.
         if check_spelling := s.second(as_typed, bool(spelled and spelled[1])):
-            spelled = send.spelling(check_spelling, parsed)
+            spelled = send.spelling(check_spelling, s)
         unknown, corrected = spelled or (frozenset(), None)
-        # Round 3: most of the words, and whether the corrected query finds anything.
-        relaxed_page, check = s.third(as_typed, unknown, corrected)
+        # Round 3: the corrected query's results when nothing has the words; else most of the words, and
+        # whether the corrected query finds anything.
+        third = s.third(as_typed, unknown, corrected)
+        if third.corrected:
+            fixed = plan.Search(third.corrected, params, self.config, tuple(self._expansions(third.corrected, params)),
+                                s.live)
+            page = fixed.page("as_typed", fixed.text(fixed.core))
+            answer = send.page(page)
+            if _total(answer)[0]:
+                response, shown, found, showing_for = answer, page, list(fixed.found), third.corrected.to_string()
+                fallbacks.append(CORRECTED)
+            else:
+                third = s.third(as_typed, unknown, None)
         confirmed = False
-        if relaxed_page:
-            relaxed, confirmed = send.relaxed(relaxed_page, check)
+        if third.relaxed:
+            relaxed, confirmed = send.relaxed(third.relaxed, third.check)
             if relaxed and s.show_relaxed(*_total(relaxed), *_total(response)):
                 partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
-                response, shown = relaxed, relaxed_page
+                response, shown = relaxed, third.relaxed
                 fallbacks.append(RELAXED)
-        elif check:
-            confirmed = send.finds_any(check)
-        did_you_mean = corrected.to_string() if corrected and confirmed else None
+        elif third.check:
+            confirmed = send.finds_any(third.check)
+        did_you_mean = corrected.to_string() if corrected and confirmed and not showing_for else None
         if did_you_mean:
             fallbacks.append(DID_YOU_MEAN)
         total = response["hits"]["total"]
@@ -114,6 +125,7 @@ class SearchService(PaperLookups):
             facets=facets(aggregations, params, self.config, self.labels),
             facets_are_estimates=bool(facets_request and facets_request.probability < 1),
             did_you_mean=did_you_mean,
+            showing_for=showing_for,
             partial_match=partial,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
                                   forms=[*e.en, *e.zh]) for e in found],
@@ -126,10 +138,12 @@ class SearchService(PaperLookups):
         """The search's inputs: the parsed query, the glossary concepts recognised in it (unless xl=0), what is
         known of the live index."""
         parsed = parse_query(params.q)
+        return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), self.live_index())
+
+    def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
         xl = self.config["cross_lingual"]
-        found = (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
-                 if params.xl else [])
-        return plan.Search(parsed, params, self.config, tuple(found), self.live_index())
+        return (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
+                if params.xl else [])
 
     def _hit(self, raw: dict, shown: plan.Page, partial: PartialMatch | None) -> Hit:
         hit = to_hit(raw, self.labels)
@@ -209,7 +223,7 @@ class _Sender:
         return out
 
     def first(self, page: plan.Page, count: plan.Count | None, spelling: plan.Spelling | None,
-              parsed: ParsedQuery) -> tuple[Answer, int, Spelled | None]:
+              s: plan.Search) -> tuple[Answer, int, Spelled | None]:
         """The first round; how many papers the words as typed find (the page's total, or the count's, which
         stops at the ladder's threshold); the spelling check's reading when it came along."""
         requests = [r for r in (page, count, spelling) if r is not None]
@@ -221,9 +235,14 @@ class _Sender:
                 raise (BadQuery("This query could not be run; please simplify it.")
                        if item.get("status") == HTTPStatus.BAD_REQUEST else SearchUnavailable("search failed"))
         as_typed = (counted or response)["hits"]["total"]["value"]
-        return response, as_typed, _spelled(parsed, spelling.words, rest[0]) if spelling else None
+        return response, as_typed, _spelled(s, spelling.words, rest[0]) if spelling else None
 
-    def spelling(self, spelling: plan.Spelling, parsed: ParsedQuery) -> Spelled:
+    def page(self, page: plan.Page) -> Answer:
+        """One results page on its own (the corrected query's)."""
+        answer, = self._round([page], "search")
+        return answer
+
+    def spelling(self, spelling: plan.Spelling, s: plan.Search) -> Spelled:
         """The checked words no paper contains, and the query with those corrected (when the term suggesters
         have a correction). A failed request or item counts as a known word / no suggestion (a correction is
         optional)."""
@@ -231,7 +250,7 @@ class _Sender:
             answers, = self._round([spelling], "spelling")
         except (SearchUnavailable, BadQuery):
             return frozenset(), None
-        return _spelled(parsed, spelling.words, answers)
+        return _spelled(s, spelling.words, answers)
 
     def relaxed(self, page: plan.Page, check: plan.Page | None) -> tuple[Answer | None, bool]:
         """The relaxed search, or None when Elasticsearch refuses it (a pasted page of Chinese can exceed
@@ -268,27 +287,19 @@ def _total(response: Answer) -> tuple[int, bool]:
     return total["value"], total["relation"] == "eq"
 
 
-def _spelled(parsed: ParsedQuery, words: tuple[str, ...], responses: list[Answer]) -> Spelled:
-    """From the spelling check's answers (the suggestions, then one count per word): the unknown words, the
-    corrected query."""
+def _spelled(s: plan.Search, words: tuple[str, ...], responses: list[Answer]) -> Spelled:
+    """The spelling check's answers (the suggestions, then one count per word) read into the numbers
+    plan.corrections decides on: papers per word (a failed count: a known word), and each word's options."""
     suggested, *checks = responses
-    unknown = frozenset(w for w, c in zip(words, checks, strict=True) if "error" not in c and not _found(c))
-    corrections = _corrections(unknown, suggested) if "error" not in suggested else {}
-    return unknown, parsed.replace_terms(corrections) if corrections else None
+    counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks, strict=True) if "error" not in c}
+    options: dict[str, list[plan.Option]] = {}
+    for entries in ([] if "error" in suggested else suggested.get("suggest", {}).values()):
+        for entry in entries:
+            options.setdefault(entry["text"].casefold(), []).extend(
+                plan.Option(o["text"], o["score"], o["freq"]) for o in entry.get("options", []))
+    return s.corrections(counts, options)
 
 
 def _found(response: Answer) -> bool:
     """Whether a search (or an _msearch item) found a paper; False for a failed item."""
     return "error" not in response and response["hits"]["total"]["value"] > 0
-
-
-def _corrections(unknown: frozenset[str], response: Answer) -> dict[str, str]:
-    """word -> correction, for the query words no paper contains (best option over all spelling fields)."""
-    best: dict[str, dict] = {}
-    for entries in response.get("suggest", {}).values():
-        for entry in entries:
-            word = entry["text"].casefold()
-            for option in entry.get("options", []) if word in unknown else []:
-                if word not in best or (option["score"], option["freq"]) > (best[word]["score"], best[word]["freq"]):
-                    best[word] = option
-    return {word: option["text"] for word, option in best.items()}

@@ -48,7 +48,7 @@ class SearchLinks:
         return [(k, v) for k, v in self.filter_pairs() if k not in without]
 
     def _url(self, *, q: str | None = None, sort: str | None = None, page: int = 1, size: int | None = None,
-             lang: str | None = None, xl: bool | None = None, **filters) -> str:
+             lang: str | None = None, xl: bool | None = None, spell: bool | None = None, **filters) -> str:
         p = self.params
         pairs: list[tuple[str, str | int]] = []
         query = p.q if q is None else q
@@ -65,6 +65,8 @@ class SearchLinks:
             pairs.append(("page", page))
         if not (p.xl if xl is None else xl):
             pairs.append(("xl", 0))
+        if not (p.spell if spell is None else spell):
+            pairs.append(("spell", 0))
         lang = lang or self.lang
         if lang:
             pairs.append(("lang", lang))
@@ -97,6 +99,10 @@ class SearchLinks:
     def with_concepts(self) -> str:
         return self._url(xl=True)
 
+    def as_spelled(self) -> str:
+        """The same search with the words as typed, never corrected ("Search instead for")."""
+        return self._url(spell=False)
+
     def elsewhere(self, base: str, *, keep_sort: bool = True, default_sort: str | None = None,
                   **extra: str | int) -> str:
         """This search (words, filters, sort, xl, language) at another address, a feed or an export: never a
@@ -108,6 +114,8 @@ class SearchLinks:
             pairs.append(("sort", p.sort))
         if not p.xl:
             pairs.append(("xl", 0))
+        if not p.spell:
+            pairs.append(("spell", 0))
         pairs += list(extra.items())
         if self.lang:
             pairs.append(("lang", self.lang))

@@ -1,6 +1,6 @@
 """The query log's shared definition: index names, document fields and mapping.
 
-The webapp writes these documents (webapp/querylog.py); `papersearch-admin report` and `querylog prune`
+The webapp writes these documents (webapp/querylog_writer.py); `papersearch-admin report` and `querylog prune`
 read and delete them (indexer/querylog_report.py). Both sides take every name from here.
 
 One daily index per UTC day, `<base>-YYYY.MM.DD` (the base is PAPERSEARCH_QUERY_LOG_INDEX, default
@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, computed_field
 from papersearch.text import normalize_text
 
 DEFAULT_BASE = "papersearch-querylog"
-# The roles (papersearch/security.py) grant on this pattern; every base must fall under it.
+# The roles (papersearch/roles.py) grant on this pattern; every base must fall under it.
 INDEX_PATTERN = f"{DEFAULT_BASE}-*"
 BASE_RE = r"^papersearch-querylog(-[a-z0-9_]+)?$"
 DAY_FORMAT = "%Y.%m.%d"
@@ -82,7 +82,7 @@ class SearchEvent(Event):
     took_ms: int
     # Names of the fallbacks and expansions that shaped the result (see webapp's SearchResult.fallbacks).
     fallbacks: list[str] = []
-    did_you_mean: str | None = None
+    did_you_mean: str | None = None  # the correction offered, or (fallback "corrected") the one shown
     lang: str
     source: Source
 

@@ -5,7 +5,7 @@ the buffer is full. It never waits for and never fails because of Elasticsearch.
 what has accumulated every `flush_every` seconds (sooner once `batch_size` events wait), creating
 each day's index with the shared mapping before its first write. A failed write is counted as
 dropped, not retried: a cluster that is down costs searches nothing and memory stays bounded.
-Documents and index names come from papersearch/querylog.py.
+Documents and index names come from papersearch/querylog_schema.py.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
-from papersearch import querylog
+from papersearch import querylog_schema
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ WARN_EVERY = 60.0  # seconds between two warnings of the same kind
 
 
 class QueryLogWriter:
-    def __init__(self, client: Elasticsearch, base: str = querylog.DEFAULT_BASE, *, capacity: int = 10_000,
+    def __init__(self, client: Elasticsearch, base: str = querylog_schema.DEFAULT_BASE, *, capacity: int = 10_000,
                  flush_every: float = 2.0, batch_size: int = 500, on_drop: DropCallback | None = None,
                  on_written: Callable[[int], None] | None = None) -> None:
         self.client = client
@@ -41,7 +41,7 @@ class QueryLogWriter:
         self.batch_size = batch_size
         self.on_drop = on_drop or (lambda _n, _reason: None)
         self.on_written = on_written or (lambda _n: None)
-        self._buffer: queue.Queue[querylog.Event] = queue.Queue(maxsize=capacity)
+        self._buffer: queue.Queue[querylog_schema.Event] = queue.Queue(maxsize=capacity)
         self._wake = threading.Event()
         self._idle = threading.Condition()
         self._in_flight = 0
@@ -54,7 +54,7 @@ class QueryLogWriter:
 
     # --- the request side ---------------------------------------------------------------------------
 
-    def submit(self, event: querylog.Event) -> None:
+    def submit(self, event: querylog_schema.Event) -> None:
         """Buffer one event; never blocks, never raises."""
         if self._closed:
             return
@@ -97,8 +97,8 @@ class QueryLogWriter:
                     self._in_flight -= len(batch)
                     self._idle.notify_all()
 
-    def _take(self, limit: int) -> list[querylog.Event]:
-        batch: list[querylog.Event] = []
+    def _take(self, limit: int) -> list[querylog_schema.Event]:
+        batch: list[querylog_schema.Event] = []
         with self._idle:
             while len(batch) < limit:
                 try:
@@ -108,12 +108,12 @@ class QueryLogWriter:
             self._in_flight += len(batch)
         return batch
 
-    def _send(self, batch: list[querylog.Event]) -> None:
-        by_index: dict[str, list[querylog.Event]] = defaultdict(list)
+    def _send(self, batch: list[querylog_schema.Event]) -> None:
+        by_index: dict[str, list[querylog_schema.Event]] = defaultdict(list)
         for event in batch:
-            by_index[querylog.daily_index(self.base, event.index_time())].append(event)
+            by_index[querylog_schema.daily_index(self.base, event.index_time())].append(event)
         for index, events in by_index.items():
-            docs = [querylog.document(event) for event in events]
+            docs = [querylog_schema.document(event) for event in events]
             try:
                 self._ensure_index(index)
                 operations: list[dict] = []
@@ -140,7 +140,7 @@ class QueryLogWriter:
         if index in self._created:
             return
         try:
-            self.client.indices.create(index=index, **querylog.INDEX_BODY)
+            self.client.indices.create(index=index, **querylog_schema.INDEX_BODY)
         except ApiError as exc:
             if exc.meta.status != 400 or "resource_already_exists" not in str(exc):
                 raise

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from webapp.domain import Hit
 from webapp.serializers import bibtex, ris
-from webapp.serializers.citation import citation_key
+from webapp.serializers.citation_fields import citation_key
 
 _MODULES = {"bibtex": (bibtex, bibtex.to_bibtex), "ris": (ris, ris.to_ris)}
 

@@ -10,7 +10,7 @@ import re
 
 from elasticsearch import Elasticsearch
 
-from papersearch import credentials, querylog
+from papersearch import credentials, querylog_schema
 
 READER_ROLE = "papersearch_reader"
 WRITER_ROLE = "papersearch_writer"
@@ -31,7 +31,7 @@ def without_query_log(pattern: str) -> str:
     The papers pattern `papers*` also covers `papersearch-querylog-*`; roles only ever add up, so the
     query log's narrower privileges mean something only if the papers entry excludes it.
     """
-    return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog.INDEX_PATTERN)})/"
+    return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog_schema.INDEX_PATTERN)})/"
 
 
 def wildcard_of(name: str) -> str:
@@ -43,12 +43,12 @@ def wildcard_of(name: str) -> str:
     return re.sub(r"\\(.)|\.\*|\.", lambda m: m.group(1) or ("*" if m.group(0) == ".*" else "?"), match.group(1))
 
 
-_WITHOUT_LOG = re.compile(r"/(.*)&~\(" + re.escape(_wildcard_regex(querylog.INDEX_PATTERN)) + r"\)/")
+_WITHOUT_LOG = re.compile(r"/(.*)&~\(" + re.escape(_wildcard_regex(querylog_schema.INDEX_PATTERN)) + r"\)/")
 
 
 def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
     papers = [without_query_log(p) for p in index_patterns]
-    log = [querylog.INDEX_PATTERN]
+    log = [querylog_schema.INDEX_PATTERN]
     return {
         # The webapp searches and reads index metadata (alias checks) and cluster health; it appends to the
         # query log and creates its daily index (create_doc alone cannot: DECISIONS.md "Query log").
