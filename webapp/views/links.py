@@ -174,10 +174,6 @@ def topic_url(area: str, subarea: str | None = None, **values: str | None) -> st
     return url_for("ui.topic", **topic_slugs(area, subarea), **values)
 
 
-def author_url(name: str, **values: str | None) -> str:
-    return url_for("ui.author", name=name, **values)
-
-
 def suggestion_url(suggestion: Suggestion) -> str:
     """Where choosing a suggestion leads: a title opens its paper, an author searches their papers, a
     concept searches it."""
