@@ -129,6 +129,11 @@ def test_corrections_fix_likely_typos_and_never_offer_a_rarer_word():
     assert corrected.to_string() == "transformer attention qwxzv deraining learning"
     assert s.corrections({"transfomer": 2}, {"transfomer": [plan.Option("transformer", 0.9, 19)]})[1] is None
     assert s.corrections({"qwxzv": 0}, {"qwxzv": [plan.Option("qxcv", 0.6, 1)]}) == (frozenset({"qwxzv"}), None)
+    # a first-letter typo of a word no paper has is corrected; a rare word that papers have keeps its first letter
+    s = bodies.searched(parse_query("edployment healing"))
+    assert s.corrections({"edployment": 0}, {"edployment": [plan.Option("deployment", 0.9, 40)]})[1].to_string() \
+        == "deployment healing"
+    assert s.corrections({"healing": 2}, {"healing": [plan.Option("dealing", 0.86, 60)]})[1] is None
 
 
 def test_the_corrected_query_is_shown_only_when_nothing_has_the_words():

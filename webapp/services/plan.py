@@ -114,7 +114,8 @@ class Search:
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
         edits in five letters, one paper); a word in fewer than rare_below papers only to a close one in at
-        least `commoner` times as many (transfomer → transformer; tenses is not tensor). Of the options
+        least `commoner` times as many, with the same first letter (transfomer → transformer; tenses is not tensor,
+        healing not dealing). Of the options
         within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
         settings = self.config["spelling"]
         fixes: dict[str, str] = {}
@@ -122,8 +123,8 @@ class Search:
             close = [o for o in options.get(word, []) if o.text != word and o.score >= settings["close"]]
             if papers == 0:
                 good = close + [o for o in options.get(word, []) if o.freq >= settings["min_freq"]]
-            else:
-                good = [o for o in close if o.freq >= settings["commoner"] * papers]
+            else:  # and it keeps its first letter: a rare word some papers spell so is seldom a first-letter typo
+                good = [o for o in close if o.freq >= settings["commoner"] * papers and o.text[:1] == word[:1]]
             if papers < settings["rare_below"] and good:
                 best = max(o.score for o in good)
                 fixes[word] = max((o for o in good if o.score >= best - settings["near"]), key=lambda o: o.freq).text

@@ -198,7 +198,7 @@ def _suggestions(words: list[str], config: dict) -> Query:
     settings = config["spelling"]
     suggest = {f"spell_{i}": {"term": {"field": field, "suggest_mode": "popular",
                                        "min_word_length": settings["min_length"], "max_edits": settings["max_edits"],
-                                       "size": settings["size"]}}
+                                       "prefix_length": settings["prefix_length"], "size": settings["size"]}}
                for i, field in enumerate(settings["fields"])}
     return {"size": 0, "track_total_hits": False, "query": {"match_none": {}},
             "suggest": {"text": " ".join(words), **suggest}}
