@@ -174,6 +174,9 @@ def test_did_you_mean(service):
     assert result.did_you_mean == "diffusion" and result.showing_for is None
     assert search(service, q="diffusion").did_you_mean is None
     assert search(service, q="hauberg").did_you_mean is None  # a word only in author names is no typo
+    # A typo in the first letter is corrected too (the suggesters' prefix_length 0).
+    typo = search(service, q="idffusion")
+    assert "diffusion" in (typo.showing_for, typo.did_you_mean)
 
 
 def test_did_you_mean_keeps_the_rest_of_the_query(service):
