@@ -39,20 +39,23 @@ RUN groupadd --system --gid 10001 papersearch \
  && useradd --system --uid 10001 --gid papersearch --home-dir /app --no-create-home \
             --shell /usr/sbin/nologin papersearch
 COPY --from=wheel /wheels /tmp/wheels
+# [redis]: the replicas' shared rate-limit counts (docker-compose.yml `redis`).
 RUN --mount=type=secret,id=ca_bundle --mount=type=cache,target=/root/.cache/pip \
     if [ -s /run/secrets/ca_bundle ]; then export PIP_CERT=/run/secrets/ca_bundle; fi \
  && python3 -m venv /opt/venv \
- && PIP_INDEX_URL="${PIP_INDEX_URL}" /opt/venv/bin/pip install /tmp/wheels/*.whl \
+ && PIP_INDEX_URL="${PIP_INDEX_URL}" /opt/venv/bin/pip install "$(ls /tmp/wheels/*.whl)[redis]" \
  && rm -rf /tmp/wheels
 COPY docker/app-entrypoint.sh /usr/local/bin/papersearch-entrypoint
 WORKDIR /app
 COPY config ./config
 COPY indexer/sample ./indexer/sample
 # .local holds the indexer's rejects files (compose mounts a named volume here, which starts out with
-# this ownership); /realm is where the setup service writes the file realm (a volume shared with es).
+# this ownership); /realm is where the setup service writes the file realm (a volume shared with es);
+# /app/keys the webapp's signing secret (the web-key volume: setup writes it, the replicas read it).
 RUN chmod 0755 /usr/local/bin/papersearch-entrypoint \
- && mkdir -p /app/.local /app/.gunicorn /realm \
- && chown 10001:10001 /app/.local /app/.gunicorn \
+ && mkdir -p /app/.local /app/.gunicorn /app/keys /realm \
+ && chown 10001:10001 /app/.local /app/.gunicorn /app/keys \
+ && chmod 0700 /app/keys \
  && chmod 0700 /app/.gunicorn \
  && chown 10001:0 /realm && chmod 2750 /realm
 USER 10001:10001

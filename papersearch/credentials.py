@@ -17,6 +17,7 @@ INDEXER = "papersearch_indexer"
 WEB = "papersearch_web"
 # Secrets in .env.example start with this; a stack must not run with them.
 PLACEHOLDER_PREFIX = "change-me"
+MIN_SECRET_KEY = 32  # characters of the webapp's signing secret
 
 
 def load(path: Path | None = None) -> dict[str, str]:

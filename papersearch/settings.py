@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network, ip_network
+from pathlib import Path
 from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator
@@ -91,10 +92,13 @@ class Settings(BaseSettings):
     backup_location: str = Field(default="", validation_alias="PAPERSEARCH_BACKUP_LOCATION")
     log_format: Literal["text", "json"] = Field(default="text", validation_alias="PAPERSEARCH_LOG_FORMAT")
     # The webapp's signing secret (query ids, webapp/controllers/query_ids.py): the same on every worker and
-    # host; without it one is generated once into .local/secret-key.
-    secret_key: SecretStr | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY", min_length=32)
+    # host; or read from PAPERSEARCH_SECRET_KEY_FILE (the Docker stack's replicas: written once by setup);
+    # without either, generated once into .local/secret-key.
+    secret_key: SecretStr | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY",
+                                         min_length=credentials.MIN_SECRET_KEY)
+    secret_key_file: Path | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY_FILE")
 
-    @field_validator("secret_key", "metrics_bind", mode="before")
+    @field_validator("secret_key", "secret_key_file", "metrics_bind", mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value  # compose's ${VAR:-} hands an unset variable on as ""
@@ -122,9 +126,12 @@ class Settings(BaseSettings):
         return self.es_url is None
 
     def signing_key(self) -> bytes:
-        if self.secret_key is None:
+        if self.secret_key is not None:
+            value = self.secret_key.get_secret_value()
+        elif self.secret_key_file is not None:
+            value = _read_secret_key(self.secret_key_file)
+        else:
             return credentials.secret_key().encode()
-        value = self.secret_key.get_secret_value()
         if value.lower().startswith(credentials.PLACEHOLDER_PREFIX):
             raise ValueError("PAPERSEARCH_SECRET_KEY is still the placeholder of .env.example: set a real secret")
         return value.encode()
@@ -153,3 +160,15 @@ def _auth(settings: Settings, user: str | None, password: SecretStr | None, api_
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     return Settings()
+
+
+def _read_secret_key(path: Path) -> str:
+    """PAPERSEARCH_SECRET_KEY_FILE's key; a missing, unreadable or short file stops the start, naming it."""
+    try:
+        value = path.read_text(encoding="utf-8").strip()
+    except OSError as exc:
+        raise ValueError(f"PAPERSEARCH_SECRET_KEY_FILE {path}: {exc.strerror or exc}") from None
+    if len(value) < credentials.MIN_SECRET_KEY:
+        raise ValueError(f"PAPERSEARCH_SECRET_KEY_FILE {path}: {len(value)} characters, "
+                         f"at least {credentials.MIN_SECRET_KEY} needed")
+    return value

@@ -1,6 +1,6 @@
 """One-shot setup of a self-managed cluster (the Docker stack's `setup` service): roles and users.
 
-    python -m papersearch.stack_setup [--timeout SECONDS] [--realm-dir DIR]
+    python -m papersearch.stack_setup [--timeout SECONDS] [--realm-dir DIR] [--secret-key-file FILE]
 
 With --realm-dir (the Docker stack): writes the webapp's read-only role and user and the indexer's
 write role and user as Elasticsearch's file realm into DIR (users, users_roles, roles.yml;
@@ -10,6 +10,9 @@ Without it: waits for the cluster, then creates or updates the same roles and us
 security API as the superuser (native realm; papersearch.roles.ensure_roles_and_users), and
 checks that both users can log in. Running it again is harmless: it sets the same roles and
 passwords again.
+With --secret-key-file (the Docker stack): the webapp replicas' signing secret, generated into FILE the
+first time and kept after that, so every replica signs and checks query ids with the same key
+(PAPERSEARCH_SECRET_KEY_FILE; an operator's own key is a file put there before the first start).
 
 Environment:
   ES_URL              the cluster, e.g. http://es:9200 (required)
@@ -210,6 +213,18 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
     _say_done(config, say)
 
 
+def _ensure_secret_key(path: Path, say: Callable[[str], None] = print) -> None:
+    existed = path.exists()
+    try:
+        key = credentials.secret_key(path)
+    except OSError as exc:
+        raise SetupFailed(f"cannot write the signing secret {path}: {exc}") from None
+    if len(key) < credentials.MIN_SECRET_KEY:
+        raise SetupFailed(f"{path}: the signing secret has {len(key)} characters, at least "
+                          f"{credentials.MIN_SECRET_KEY} are needed")
+    say(f"signing secret {path}: {'kept' if existed else 'generated'}")
+
+
 def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
     patterns = ", ".join(config.index_patterns)
     say(f"roles {READER_ROLE} (read {patterns}), {WRITER_ROLE} (write {patterns}) and {BACKUP_ROLE} "
@@ -227,6 +242,8 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
     parser.add_argument("--realm-dir", type=Path, default=None,
                         help="write the users and roles as Elasticsearch's file realm into this directory "
                              "instead of creating them through the security API")
+    parser.add_argument("--secret-key-file", type=Path, default=None,
+                        help="generate the webapp's signing secret into this file unless it exists")
     args = parser.parse_args(argv)
     if args.timeout < 0:
         parser.error("--timeout must not be negative")
@@ -236,6 +253,8 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
         print(f"stack_setup: configuration: {exc}", file=sys.stderr)
         return EXIT_CONFIG
     try:
+        if args.secret_key_file is not None:
+            _ensure_secret_key(args.secret_key_file)
         run(config, args.timeout, factory, realm_dir=args.realm_dir)
     except SetupFailed as exc:
         print(f"stack_setup: FAILED: {exc}", file=sys.stderr)

@@ -5,10 +5,13 @@
 #        $PYTHON_IMAGE   bookworm + python3, python3-venv                (the app's base)
 #        $MAVEN_IMAGE    trixie + openjdk-21-jdk-headless, maven         (builds the plugin)
 #        $JRE_IMAGE      trixie + openjdk-21-jre-headless, curl          (runs Elasticsearch)
+#        $PROXY_BASE_IMAGE trixie + haproxy, curl                         (the reverse proxy)
+#        $REDIS_BASE_IMAGE bookworm + redis-server                        (the shared rate-limit counts)
 #   2. $ELASTICSEARCH_IMAGE: Elasticsearch from Maven Central (the local node's integ-test-zip) on the
 #      JRE base (docker/elasticsearch-base.Dockerfile);
-#   3. the stack's own images, papersearch/elasticsearch:<version> (the plugin installed) and
-#      papersearch/app:<version>, from docker/*.Dockerfile with those bases as build arguments.
+#   3. the stack's own images, papersearch/elasticsearch:<version> (the plugin installed),
+#      papersearch/app:<version>, papersearch/proxy:<version> and papersearch/redis:<version>, from
+#      docker/*.Dockerfile with those bases as build arguments.
 # Docker's layer cache makes a second run quick. Starts a Docker engine when none answers (as root).
 #
 #   scripts/build-images.sh
@@ -23,6 +26,8 @@
 #   PYTHON_IMAGE           papersearch-base/python:bookworm
 #   MAVEN_IMAGE            papersearch-base/maven:trixie
 #   JRE_IMAGE              papersearch-base/jre:trixie
+#   PROXY_BASE_IMAGE       papersearch-base/haproxy:trixie
+#   REDIS_BASE_IMAGE       papersearch-base/redis:bookworm
 #   ELASTICSEARCH_IMAGE    papersearch-base/elasticsearch:<version of config/node.toml>
 #   DOCKER                 the docker CLI (default /usr/bin/docker when present: its builder has BuildKit)
 # Exit status: 0 every image built; 1 a step failed (its output says which).
@@ -41,6 +46,8 @@ export PAPERSEARCH_CA_BUNDLE=$bundle
 PYTHON_IMAGE=${PYTHON_IMAGE:-papersearch-base/python:bookworm}
 MAVEN_IMAGE=${MAVEN_IMAGE:-papersearch-base/maven:trixie}
 JRE_IMAGE=${JRE_IMAGE:-papersearch-base/jre:trixie}
+PROXY_BASE_IMAGE=${PROXY_BASE_IMAGE:-papersearch-base/haproxy:trixie}
+REDIS_BASE_IMAGE=${REDIS_BASE_IMAGE:-papersearch-base/redis:bookworm}
 ELASTICSEARCH_IMAGE=${ELASTICSEARCH_IMAGE:-papersearch-base/elasticsearch:$es_version}
 
 started=$(date +%s)
@@ -49,9 +56,24 @@ step() { echo "build-images: $1 ($(( $(date +%s) - started )) s)"; }
 scripts/docker-engine.sh
 
 step "Debian bases"
+# The first alone (it installs mmdebstrap when missing: one apt at a time), the others side by side: each
+# is mostly waiting for the mirror.
 scripts/debian-image.sh "$PYTHON_IMAGE" bookworm python3 python3-venv ca-certificates
-scripts/debian-image.sh "$MAVEN_IMAGE" trixie openjdk-21-jdk-headless maven ca-certificates ca-certificates-java unzip
-scripts/debian-image.sh "$JRE_IMAGE" trixie openjdk-21-jre-headless ca-certificates curl
+base_logs=$(mktemp -d /tmp/papersearch-bases.XXXXXX)
+base() {  # base LOG NAME SUITE PACKAGE...
+  local log=$base_logs/$1
+  shift
+  scripts/debian-image.sh "$@" >"$log" 2>&1 || { echo "failed" >>"$log"; return 1; }
+}
+base maven "$MAVEN_IMAGE" trixie openjdk-21-jdk-headless maven ca-certificates ca-certificates-java unzip &
+base jre "$JRE_IMAGE" trixie openjdk-21-jre-headless ca-certificates curl &
+base proxy "$PROXY_BASE_IMAGE" trixie haproxy curl ca-certificates &
+base redis "$REDIS_BASE_IMAGE" bookworm redis-server &
+failed=0
+for job in $(jobs -p); do wait "$job" || failed=1; done
+cat "$base_logs"/maven "$base_logs"/jre "$base_logs"/proxy "$base_logs"/redis
+rm -rf "$base_logs"
+[ "$failed" -eq 0 ] || { echo "build-images: a Debian base failed (above)" >&2; exit 1; }
 
 build() {  # build TAG DOCKERFILE [--build-arg …]
   local tag=$1 file=$2
@@ -75,4 +97,6 @@ build "papersearch/elasticsearch:$es_version" docker/elasticsearch.Dockerfile --
   --build-arg "MAVEN_MIRROR=$MAVEN_MIRROR"
 build "papersearch/app:$app_version" docker/app.Dockerfile --build-arg "PYTHON_IMAGE=$PYTHON_IMAGE" \
   --build-arg "PIP_INDEX_URL=$PIP_INDEX_URL"
-step "done: papersearch/elasticsearch:$es_version, papersearch/app:$app_version"
+build "papersearch/proxy:$app_version" docker/proxy.Dockerfile --build-arg "PROXY_BASE_IMAGE=$PROXY_BASE_IMAGE"
+build "papersearch/redis:$app_version" docker/redis.Dockerfile --build-arg "REDIS_BASE_IMAGE=$REDIS_BASE_IMAGE"
+step "done: papersearch/elasticsearch:$es_version, papersearch/{app,proxy,redis}:$app_version"

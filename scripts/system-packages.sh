@@ -13,6 +13,8 @@ if [ "${1:-}" = "--test" ]; then
   [ -x /usr/bin/chromium ] || want+=(chromium fonts-noto-cjk)
   # Playwright's own node driver links libatomic, which a minimal Debian 12 lacks.
   ldconfig -p | grep -q 'libatomic\.so\.1 ' || want+=(libatomic1)
+  # The deploy tests' self-signed certificate for the proxy's TLS (tests/deploy/test_web_tier.py).
+  command -v openssl >/dev/null 2>&1 || want+=(openssl)
 fi
 [ ${#want[@]} -eq 0 ] && exit 0
 

@@ -88,7 +88,7 @@ def _port(bind: str | None) -> int | None:
 
 
 def _signing_key(settings: Settings) -> bytes:
-    if settings.secret_key is None and not settings.is_local():
+    if settings.secret_key is None and settings.secret_key_file is None and not settings.is_local():
         log.info("PAPERSEARCH_SECRET_KEY is not set: query ids are signed with the key in .local/secret-key; "
                     "set the variable when several hosts serve the site (README, Configuration)")
     return settings.signing_key()

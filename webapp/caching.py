@@ -4,9 +4,15 @@ here). A route that sets Cache-Control itself keeps its own.
 
 Responses vary by language (Vary: Accept-Language, Cookie; webapp/i18n.py) and never by Host: every absolute
 URL comes from the public address (webapp/site.py). Errors, redirects and anything per visitor are not stored.
+Static files are linked with their content's digest (?v=…), so a shared cache (the Docker stack's proxy) and
+browsers keep them for a year and a new release is fetched at once.
 """
 
 from __future__ import annotations
+
+import hashlib
+from functools import lru_cache
+from pathlib import Path
 
 from flask import Flask, Response, request
 
@@ -17,6 +23,7 @@ PER_VISITOR = "private, no-cache"
 SHORT = "public, max-age=300"  # a paper, an author, a topic, a suggestion, an export: changes only with the index
 CRAWLERS = "public, max-age=3600"  # robots.txt, sitemaps, OpenSearch, the API document
 FEED = "public, max-age=600"
+IMMUTABLE = "public, max-age=31536000, immutable"  # a static file asked for by its digest
 
 POLICY: dict[str, str] = {
     "ui.search": PER_VISITOR,
@@ -52,10 +59,30 @@ def policy(endpoint: str | None, status: int) -> str:
     return POLICY.get(endpoint or "", NO_STORE)
 
 
+@lru_cache(maxsize=64)
+def _digest(path: Path) -> str | None:
+    """The first 12 hex digits of a static file's SHA-256 (read once per process: files change with a release)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+    except OSError:
+        return None
+
+
 def init_app(app: Flask) -> None:
+    static = Path(app.static_folder or "static")
+
+    @app.url_defaults
+    def _static_version(endpoint: str, values: dict) -> None:
+        if endpoint == "static" and "v" not in values and (digest := _digest(static / values["filename"])):
+            values["v"] = digest
+
     @app.after_request
     def _cache_control(response: Response) -> Response:
         value = policy(request.endpoint, response.status_code)
+        if request.endpoint == "static" and response.status_code in (200, 304) and request.args.get("v") \
+                == _digest(static / (request.view_args or {}).get("filename", "")):
+            response.headers["Cache-Control"] = IMMUTABLE
+            response.headers.pop("Expires", None)  # Flask's, for its own hour
         if value and "Cache-Control" not in response.headers:
             response.headers["Cache-Control"] = value
         return response

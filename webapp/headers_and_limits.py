@@ -87,6 +87,9 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
     if spec is not None:
         limiter = Limiter(
             get_remote_address, app=app, application_limits=[spec], storage_uri=storage_uri,
+            # A shared store that stops answering (Redis) costs the shared count, not the site: each worker
+            # counts alone until it answers again.
+            in_memory_fallback_enabled=not storage_uri.startswith("memory://"),
             strategy="moving-window", headers_enabled=False, application_limits_cost=cost,
             # Unknown URLs count too (Flask-Limiter skips requests without an endpoint by default).
             request_identifier=lambda: request.endpoint or "unmatched",

@@ -76,6 +76,8 @@ def init_app(app: Flask) -> None:
 
     @app.after_request
     def _remember_language(response: Response) -> Response:
+        if request.endpoint == "static":  # the same file in every language: one copy in shared caches
+            return response
         explicit = requested_lang()
         if explicit and request.cookies.get(COOKIE) != explicit:
             response.set_cookie(COOKIE, explicit, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True)

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_support import Stack, run
+from deploy_support import RATE_LIMIT, Stack, run
 from support import ROOT, compose_binary, free_port
 
 
@@ -39,14 +39,14 @@ def images(tmp_path_factory: pytest.TempPathFactory) -> float:
     return took
 
 
-# Module scope: the stack is down again before the rest of the suite runs.
-@pytest.fixture(scope="module")
+# Package scope: test_stack.py and test_web_tier.py share one stack, down again before the rest of the suite.
+@pytest.fixture(scope="package")
 def stack(images: float, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
     env_file = tmp_path_factory.mktemp("deploy") / "stack.env"
     passwords = {name: secrets.token_urlsafe(18) for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
     web_port, es_port = free_port(), free_port()
     settings = {**passwords, "WEB_PORT": str(web_port), "ES_PORT": str(es_port), "ES_HEAP": "512m",
-                "PAPERSEARCH_WORKERS": "2", "PAPERSEARCH_RATE_LIMIT": "off"}
+                "PAPERSEARCH_WORKERS": "2", "PAPERSEARCH_RATE_LIMIT": f"{RATE_LIMIT}/minute"}
     env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
     env_file.chmod(0o600)
     project = f"papersearch-deploytest-{uuid.uuid4().hex[:6]}"

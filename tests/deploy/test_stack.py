@@ -11,7 +11,7 @@ import subprocess
 import time
 
 import requests
-from deploy_support import ONE_SHOTS, SERVICES, Stack, run
+from deploy_support import LONG_RUNNING, ONE_SHOTS, REPLICAS, SERVICES, Stack, run
 from support import FIXTURES
 
 ALIAS = "papers"
@@ -40,11 +40,14 @@ def assert_one_shots_exited_0(stack: Stack) -> None:
 def test_every_service_is_healthy_and_the_one_shots_exited_0(stack: Stack) -> None:
     states = stack.containers()
     assert set(states) == set(SERVICES)
-    for name in ("es", "webapp"):
-        assert states[name]["State"] == "running" and states[name]["Health"] == "healthy", states[name]
+    for name in LONG_RUNNING:
+        for row in stack.replicas(name):
+            assert row["State"] == "running" and row["Health"] == "healthy", row
+    assert len(stack.replicas("webapp")) == REPLICAS
     assert_one_shots_exited_0(stack)
     setup_log = stack("logs", "setup").stdout
     assert "file realm in /realm" in setup_log and "can log in" in setup_log, setup_log
+    assert "signing secret /app/keys/secret-key: generated" in setup_log, setup_log
     webapp_log = stack("logs", "webapp").stdout
     assert "Control server error" not in webapp_log and "Permission denied" not in webapp_log, webapp_log
 
@@ -80,8 +83,9 @@ def test_readyz_and_metrics_behave_as_documented(stack: Stack) -> None:
     assert requests.get(stack.web + "/healthz", timeout=10).status_code == 200
     ready = requests.get(stack.web + "/readyz", timeout=10)
     assert ready.status_code == 200, ready.text
-    # From the host the request arrives through Docker's NAT, from the bridge's gateway: not loopback, so
-    # refused (PAPERSEARCH_METRICS_ALLOW); a scraper beside the webapp (here: inside its container) reads it.
+    # From the host the request reaches the proxy through Docker's NAT, from the bridge's gateway, and the proxy
+    # names that address: not loopback, so refused (PAPERSEARCH_METRICS_ALLOW); a scraper beside the webapp
+    # (here: inside its container) reads it.
     assert requests.get(stack.web + "/metrics", timeout=10).status_code == 404
     scrape = ("import urllib.request; r = urllib.request.urlopen('http://127.0.0.1:8000/metrics', timeout=10); "
               "print(r.headers['Content-Type']); print(r.read().decode())")
@@ -115,11 +119,12 @@ def test_the_web_user_gets_403_on_every_write(stack: Stack) -> None:
 
 
 def test_every_container_runs_as_a_non_root_user(stack: Stack) -> None:
-    for service in ("es", "webapp"):
+    for service in LONG_RUNNING:
         uid = stack("exec", "-T", service, "id", "-u").stdout.strip()
         assert uid not in ("", "0"), (service, uid)
-    for name, row in stack.containers().items():
-        user = inspect(row["Name"])["Config"]["User"]
+    for row in stack.rows():
+        name = row["Name"]
+        user = inspect(name)["Config"]["User"]
         assert user and user.split(":")[0] not in ("0", "root"), (name, user)
 
 
@@ -129,12 +134,14 @@ def inspect(name: str) -> dict:
 
 
 def test_no_secret_in_any_image_layer_or_docker_inspect(stack: Stack) -> None:
-    values = [v.encode() for v in stack.passwords.values()]
-    for row in stack.containers().values():
+    key = stack("exec", "-T", "webapp", "cat", "/app/keys/secret-key").stdout.strip()
+    assert len(key) >= 32
+    values = [v.encode() for v in [*stack.passwords.values(), key]]
+    for row in stack.rows():
         text = run(["docker", "inspect", row["Name"]]).stdout.encode()
         assert not [v for v in values if v in text], f"a secret is in docker inspect {row['Name']}"
-    images = sorted({row["Image"] for row in stack.containers().values()})
-    assert len(images) == 2, images
+    images = sorted({row["Image"] for row in stack.rows()})
+    assert len(images) == 4, images  # es, app, proxy, redis
     for image in images:
         meta = run(["docker", "image", "inspect", image]).stdout
         meta += run(["docker", "history", "--no-trunc", image]).stdout
@@ -161,7 +168,7 @@ def test_reindex_of_a_mounted_file_swaps_the_alias(stack: Stack) -> None:
     hits = stack.search("对比学习")["hits"]
     assert "zh-cl" in {h["id"] for h in hits} and any(h["id"].startswith("en-cl") for h in hits), hits
     # The one-shot container of `run --rm` is gone again.
-    assert set(stack.containers()) == set(SERVICES)
+    assert set(stack.containers()) == set(SERVICES) and len(stack.replicas()) == REPLICAS
 
 
 def test_restart_keeps_the_data_and_leaves_the_one_shots_at_exit_0(stack: Stack) -> None:

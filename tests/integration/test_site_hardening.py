@@ -7,6 +7,7 @@ is tests/integration/test_slow_clients.py.)
 
 from __future__ import annotations
 
+import hashlib
 import re
 from datetime import timedelta
 from urllib.parse import urlencode
@@ -69,6 +70,18 @@ def test_every_route_says_how_it_may_be_cached(app, client):
     assert got == expected
     vary = client.get("/").headers["Vary"]
     assert "Accept-Language" in vary and "Cookie" in vary and "Host" not in vary  # URLs no longer follow Host
+
+
+def test_static_files_are_linked_by_digest_and_kept_for_a_year(client):
+    page = client.get("/?lang=zh").get_data(as_text=True)
+    links = dict(re.findall(r'/static/([a-z]+\.(?:css|js|svg))\?v=([0-9a-f]{12})', page))
+    assert {"style.css", "app.js", "favicon.svg"} <= set(links), links
+    css = client.get(f"/static/style.css?v={links['style.css']}", headers={"Cookie": "lang=zh"})
+    assert css.status_code == 200 and css.headers["Cache-Control"] == caching.IMMUTABLE
+    assert "Expires" not in css.headers and "Vary" not in css.headers and "Set-Cookie" not in css.headers
+    assert hashlib.sha256(css.get_data()).hexdigest()[:12] == links["style.css"]
+    # An old or made-up digest is not promised for a year: that URL may serve another file tomorrow.
+    assert client.get("/static/style.css?v=000000000000").headers["Cache-Control"] == "public, max-age=3600"
 
 
 def series(client) -> set[tuple]:

@@ -17,6 +17,7 @@ from papersearch.settings import Settings
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER = ROOT / "docker-compose.cluster.yml"
+TLS = ROOT / "docker-compose.tls.yml"
 ES_DOCKERFILE = ROOT / "docker" / "elasticsearch.Dockerfile"
 ENV_EXAMPLE = ROOT / ".env.example"
 DOCKERIGNORE = ROOT / ".dockerignore"

@@ -35,6 +35,7 @@ from support import compose_binary
 
 REALM_MOUNT = "/usr/share/elasticsearch/config/papersearch-realm"
 
+KEY_FILE = "/app/keys/secret-key"  # the web-key volume's signing secret
 ONE_SHOT_SERVICES = {"setup", "indexer", "certs"}  # restart: "no"; everything else must be healthchecked
 
 
@@ -155,7 +156,10 @@ def test_elasticsearch_service() -> None:
 def test_setup_service() -> None:
     setup = services(COMPOSE)["setup"]
     assert setup["command"][:3] == ["python", "-m", "papersearch.stack_setup"]
-    assert setup["command"][-2:] == ["--realm-dir", "/realm"] and "es-realm:/realm" in setup["volumes"]
+    command = setup["command"]
+    assert command[command.index("--realm-dir") + 1] == "/realm" and "es-realm:/realm" in setup["volumes"]
+    # The replicas' one signing secret: generated here once, into the volume they read.
+    assert command[command.index("--secret-key-file") + 1] == KEY_FILE and "web-key:/app/keys" in setup["volumes"]
     assert setup["depends_on"]["es"]["condition"] == "service_healthy"
     env = environment(setup)
     assert env["ES_URL"] == "http://es:9200"
@@ -183,12 +187,30 @@ def test_webapp_service() -> None:
     assert env["ES_WEB_USERNAME"] == "papersearch_web" and webapp["secrets"] == ["ES_WEB_PASSWORD"]
     assert not {"ES_PASSWORD", "ES_USERNAME", "ES_API_KEY", "ELASTIC_PASSWORD"} & set(env), \
         "the webapp gets only its read-only identity"
-    assert webapp["ports"] == ["${WEB_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8000"]
+    assert "ports" not in webapp, "the proxy is the way in, so --scale needs no port per replica"
+    assert webapp["deploy"]["replicas"] == "${WEB_REPLICAS:-2}"
+    assert env["PAPERSEARCH_SECRET_KEY_FILE"] == KEY_FILE and "web-key:/app/keys:ro" in webapp["volumes"]
+    assert env["PAPERSEARCH_RATE_LIMIT_STORAGE"] == "redis://redis:6379" and env["PAPERSEARCH_TRUSTED_PROXIES"] == "1"
+    assert webapp["networks"] == ["default", "limits"]
+    assert webapp["depends_on"]["redis"]["condition"] == "service_healthy"
     test = webapp["healthcheck"]["test"]
     assert test[0] == "CMD" and test[1] == "python3" and "urllib" in test[-1] and "/healthz" in test[-1], \
         "the slim image has no curl: probe /healthz with Python"
     assert webapp["depends_on"]["setup"]["condition"] == "service_completed_successfully"
     assert webapp["depends_on"]["es"]["condition"] == "service_healthy"
+
+
+def test_proxy_and_redis_services() -> None:
+    compose = load_yaml(COMPOSE)
+    proxy, redis = compose["services"]["proxy"], compose["services"]["redis"]
+    assert proxy["ports"] == ["${WEB_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8080"]
+    assert "/proxy-healthz" in proxy["healthcheck"]["test"][-1]
+    assert proxy["depends_on"]["webapp"]["condition"] == "service_healthy"
+    assert "ports" not in redis and redis["networks"] == ["limits"], "Redis has no password: internal network only"
+    assert compose["networks"]["limits"] == {"internal": True}
+    config = (ROOT / "docker" / "haproxy.cfg").read_text()
+    assert "server-template web 1-16 webapp:8000" in config and "option forwardfor" in config
+    assert "http-request del-header X-Forwarded-For" in config, "a client must not choose the address we see"
 
 
 def test_secrets_reach_containers_as_files_only() -> None:
@@ -198,7 +220,7 @@ def test_secrets_reach_containers_as_files_only() -> None:
         for name, service in load_yaml(path)["services"].items():
             for key, value in environment(service).items():
                 if re.search(r"PASSWORD|API_KEY|SECRET|TOKEN", key):
-                    assert key.endswith("_FILE") and value.startswith("/run/secrets/"), \
+                    assert key.endswith("_FILE") and (value.startswith("/run/secrets/") or value == KEY_FILE), \
                         f"{path.name} {name}: {key} would show in docker inspect; use a secret file"
             assert set(service.get("secrets", [])) <= set(declared), f"{path.name} {name}: undeclared secret"
     # Interpolated only in the top-level x-required-secrets check, which no container sees.

@@ -22,6 +22,7 @@ from deploy_files import (
     ENV_EXAMPLE,
     EXTRA_APP_VARIABLES,
     ROOT,
+    TLS,
     environment,
     gunicorn_variables,
     is_known_app_variable,
@@ -52,7 +53,7 @@ def env_example() -> dict[str, str]:
 
 def compose_interpolations() -> set[str]:
     names: set[str] = set()
-    for path in (COMPOSE, CLUSTER):
+    for path in (COMPOSE, CLUSTER, TLS):
         text = path.read_text(encoding="utf-8").replace("$$", "")  # $$ is a literal dollar for the container
         names |= set(INTERPOLATION.findall(text))
     return names

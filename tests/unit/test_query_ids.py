@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from itsdangerous import TimestampSigner
 
-from papersearch import credentials, querylog_schema
+from papersearch import credentials, querylog_schema, stack_setup
 from papersearch.settings import Settings
 from webapp.controllers.events import MAX_BEACON_BYTES
 from webapp.controllers.query_ids import MAX_AGE, MAX_SHOWN, TOKEN_PATTERN, Expired, QueryIds
@@ -112,3 +112,24 @@ def test_the_secret_comes_from_the_environment_or_local_file(tmp_path: Path, mon
         Settings(PAPERSEARCH_SECRET_KEY="short")
     with pytest.raises(ValueError, match="placeholder"):
         Settings(PAPERSEARCH_SECRET_KEY="change-me-query-id-signing-secret-xxxxxxxx").signing_key()
+
+
+def test_the_replicas_key_file_is_written_once_by_setup_and_read_by_every_replica(tmp_path: Path, monkeypatch):
+    monkeypatch.setenv("PAPERSEARCH_LOCAL_DIR", str(tmp_path / "local"))
+    key_file = tmp_path / "keys" / "secret-key"
+    with pytest.raises(ValueError, match=f"PAPERSEARCH_SECRET_KEY_FILE {key_file}: No such file"):
+        Settings(PAPERSEARCH_SECRET_KEY_FILE=str(key_file)).signing_key()  # never made up by a replica
+    say: list[str] = []
+    stack_setup._ensure_secret_key(key_file, say.append)
+    first = key_file.read_text()
+    stack_setup._ensure_secret_key(key_file, say.append)  # a second setup run keeps it
+    assert key_file.read_text() == first and say == [f"signing secret {key_file}: generated",
+                                                     f"signing secret {key_file}: kept"]
+    replicas = {Settings(PAPERSEARCH_SECRET_KEY_FILE=str(key_file)).signing_key() for _ in range(3)}
+    assert replicas == {first.encode()}
+    assert not (tmp_path / "local").exists(), "no per-host key beside it"
+    key_file.write_text("short\n")
+    with pytest.raises(ValueError, match="5 characters, at least 32 needed"):
+        Settings(PAPERSEARCH_SECRET_KEY_FILE=str(key_file)).signing_key()
+    with pytest.raises(stack_setup.SetupFailed, match="at least 32"):
+        stack_setup._ensure_secret_key(key_file, say.append)
