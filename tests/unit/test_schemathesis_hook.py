@@ -43,3 +43,20 @@ def test_what_the_url_carries_validly_is_not_a_failure(query):
 ], ids=["fraction", "object", "page-0", "page-text", "sort", "too-many", "xl"])
 def test_invalid_values_on_the_wire_stay_failures(query):
     assert not carried_validly(query)
+
+
+class _Sent:
+    def __init__(self, url: str | None) -> None:
+        self.request = type("Prepared", (), {"url": url})()
+
+
+def test_the_url_that_was_sent_is_what_counts():
+    # The stateful case of CI seed 561808085: its query object was reported invalid, its URL is not.
+    url = "http://127.0.0.1:1/api/search?venue=%F4%8A%A0%94%5C&venue=%2BH&area=&area=d%18%C2%87%C2%82lpz"
+    sent = hooks.sent_query(_Sent(url))
+    assert sent == {"venue": ["\U0010a814\\", "+H"], "area": ["", "d\x18\x87\x82lpz"]}
+    assert all(valid_on_the_wire(v, SCHEMAS[name]) for name, v in sent.items())
+    too_long = hooks.sent_query(_Sent("http://h/api/search?area=" + "x" * 301 + "&page=0"))
+    assert not valid_on_the_wire(too_long["area"], SCHEMAS["area"])
+    assert not valid_on_the_wire(too_long["page"], SCHEMAS["page"])
+    assert hooks.sent_query(_Sent(None)) is None and hooks.sent_query(object()) is None
