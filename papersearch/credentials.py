@@ -61,3 +61,10 @@ def secret_key(path: Path | None = None) -> str:
         finally:
             draft.unlink()
     return path.read_text().strip()
+
+
+def checked_secret_key(value: str, where: str) -> str:
+    """`value` when it is long enough to sign with; ValueError naming `where` otherwise."""
+    if len(value) < MIN_SECRET_KEY:
+        raise ValueError(f"{where}: {len(value)} characters, at least {MIN_SECRET_KEY} needed")
+    return value

@@ -168,7 +168,4 @@ def _read_secret_key(path: Path) -> str:
         value = path.read_text(encoding="utf-8").strip()
     except OSError as exc:
         raise ValueError(f"PAPERSEARCH_SECRET_KEY_FILE {path}: {exc.strerror or exc}") from None
-    if len(value) < credentials.MIN_SECRET_KEY:
-        raise ValueError(f"PAPERSEARCH_SECRET_KEY_FILE {path}: {len(value)} characters, "
-                         f"at least {credentials.MIN_SECRET_KEY} needed")
-    return value
+    return credentials.checked_secret_key(value, f"PAPERSEARCH_SECRET_KEY_FILE {path}")

@@ -216,12 +216,11 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
 def _ensure_secret_key(path: Path, say: Callable[[str], None] = print) -> None:
     existed = path.exists()
     try:
-        key = credentials.secret_key(path)
+        credentials.checked_secret_key(credentials.secret_key(path), f"the signing secret {path}")
     except OSError as exc:
         raise SetupFailed(f"cannot write the signing secret {path}: {exc}") from None
-    if len(key) < credentials.MIN_SECRET_KEY:
-        raise SetupFailed(f"{path}: the signing secret has {len(key)} characters, at least "
-                          f"{credentials.MIN_SECRET_KEY} are needed")
+    except ValueError as exc:
+        raise SetupFailed(str(exc)) from None
     say(f"signing secret {path}: {'kept' if existed else 'generated'}")
 
 

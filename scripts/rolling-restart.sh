@@ -5,7 +5,7 @@
 #   scripts/rolling-restart.sh [COMPOSE_OPTION ...]     e.g. -p papersearch --env-file .env
 #
 # For each running replica: one more is started from the current image and settings (`up --scale N+1
-# --no-recreate`), and once it answers /healthz and the proxy has had time to find and check it (its DNS
+# --no-recreate`), and once its healthcheck passes (/healthz) and the proxy has had time to find and check it (its DNS
 # hold and two checks, docker/haproxy.cfg), the old one is stopped — SIGTERM, so gunicorn finishes what it
 # is serving and the proxy sends the rest elsewhere — and removed. The replica count is the same at the end.
 # Environment: DOCKER (default docker), HEALTH_TIMEOUT (seconds a new replica may take, default 180).
@@ -21,7 +21,6 @@ say() { echo "rolling-restart: $1 ($(( $(date +%s) - started )) s)"; }
 mapfile -t old < <("${compose[@]}" ps -q webapp)
 [ "${#old[@]}" -gt 0 ] || { echo "rolling-restart: no webapp replica is running" >&2; exit 1; }
 say "${#old[@]} replicas to replace"
-healthz='import sys, urllib.request; sys.exit(0 if urllib.request.urlopen("http://127.0.0.1:8000/healthz", timeout=3).status == 200 else 1)'
 for id in "${old[@]}"; do
   mapfile -t before < <("${compose[@]}" ps -q webapp)
   "${compose[@]}" up -d --no-deps --no-recreate --scale "webapp=$(( ${#before[@]} + 1 ))" webapp >/dev/null 2>&1
@@ -32,7 +31,8 @@ for id in "${old[@]}"; do
   done
   [ -n "$new" ] || { echo "rolling-restart: no new replica started" >&2; exit 1; }
   deadline=$(( $(date +%s) + timeout ))
-  until "$DOCKER" exec "$new" python3 -c "$healthz" >/dev/null 2>&1; do
+  # The service's own healthcheck (docker-compose.yml: /healthz every 5 s) says when it serves.
+  until [ "$("$DOCKER" inspect -f '{{.State.Health.Status}}' "$new" 2>/dev/null)" = healthy ]; do
     if [ "$(date +%s)" -ge "$deadline" ]; then
       echo "rolling-restart: new replica ${new:0:12} not healthy after $timeout s; old ones left running" >&2
       exit 1

@@ -79,8 +79,9 @@ def init_app(app: Flask) -> None:
     @app.after_request
     def _cache_control(response: Response) -> Response:
         value = policy(request.endpoint, response.status_code)
-        if request.endpoint == "static" and response.status_code in (200, 304) and request.args.get("v") \
-                == _digest(static / (request.view_args or {}).get("filename", "")):
+        version = request.args.get("v")
+        if request.endpoint == "static" and response.status_code in (200, 304) and version \
+                and version == _digest(static / (request.view_args or {}).get("filename", "")):
             response.headers["Cache-Control"] = IMMUTABLE
             response.headers.pop("Expires", None)  # Flask's, for its own hour
         if value and "Cache-Control" not in response.headers:

@@ -47,16 +47,21 @@ class Stack:
         """Until every long-running container is healthy and the one-shots have exited (compose's --wait
         fails when the indexer exits, 0 or not, before the proxy is healthy)."""
         self("up", "-d", timeout=timeout + 60)
+        self.wait_healthy(timeout=timeout)
+        self.wait_one_shots(timeout)
+
+    def wait_healthy(self, replicas: int = REPLICAS, timeout: float = 600) -> None:
+        """Until every long-running service runs healthy, the webapp with `replicas` containers."""
         deadline = time.monotonic() + timeout
         while True:
-            rows = self.rows()
-            running = [r for r in rows if r["Service"] in LONG_RUNNING]
-            if {r["Service"] for r in running} == set(LONG_RUNNING) and all(r["Health"] == "healthy" for r in running):
-                break
-            dead = [r for r in running if r["State"] == "exited"]
+            rows = [r for r in self.rows() if r["Service"] in LONG_RUNNING]
+            counts = {s: sum(r["Service"] == s for r in rows) for s in LONG_RUNNING}
+            if counts == {**dict.fromkeys(LONG_RUNNING, 1), "webapp": replicas} and \
+                    all(r["State"] == "running" and r["Health"] == "healthy" for r in rows):
+                return
+            dead = [r for r in rows if r["State"] == "exited"]
             assert not dead and time.monotonic() < deadline, f"not healthy after {timeout} s: {rows}"
             time.sleep(2)
-        self.wait_one_shots(timeout)
 
     def down(self, volumes: bool = True) -> None:
         self("down", *(["-v"] if volumes else []), "--remove-orphans", "--timeout", "30", check=False)

@@ -23,7 +23,7 @@ from support import ROOT, free_port
 INSIDE = "http://127.0.0.1:8000"  # a replica, from inside its own container
 
 
-def inside(stack: Stack, container: str, script: str) -> str:
+def inside(container: str, script: str) -> str:
     """Runs a Python script in one replica's container; its stdout."""
     return run(["docker", "exec", container, "python3", "-c", script]).stdout
 
@@ -32,16 +32,10 @@ def replica_names(stack: Stack) -> list[str]:
     return [row["Name"] for row in stack.replicas()]
 
 
-def wait_replicas(stack: Stack, count: int = REPLICAS, timeout: float = 180) -> list[str]:
-    """Until `count` webapp containers run healthy (and the proxy has had time to check them): their names."""
-    deadline = time.monotonic() + timeout
-    while True:
-        rows = stack.replicas()
-        if len(rows) == count and all(r["State"] == "running" and r["Health"] == "healthy" for r in rows):
-            time.sleep(5)  # the proxy's DNS hold and two checks (docker/haproxy.cfg)
-            return [r["Name"] for r in rows]
-        assert time.monotonic() < deadline, f"not {count} healthy replicas after {timeout} s: {rows}"
-        time.sleep(2)
+def wait_replicas(stack: Stack, count: int = REPLICAS) -> None:
+    """Until `count` webapp containers run healthy, and the proxy has had time to check them."""
+    stack.wait_healthy(count, timeout=180)
+    time.sleep(5)  # the proxy's DNS hold and two checks (docker/haproxy.cfg)
 
 
 @dataclass
@@ -93,7 +87,7 @@ def test_a_search_served_by_one_replica_is_clicked_on_another(stack: Stack) -> N
     search = ("import json, urllib.request; r = urllib.request.urlopen("
               f"'{INSIDE}/api/search?q=neural+networks', timeout=20); d = json.load(r); "
               "print(json.dumps({'query_id': d['query_id'], 'paper_id': d['hits'][0]['id']}))")
-    found = json.loads(inside(stack, first, search))
+    found = json.loads(inside(first, search))
     beacon = json.dumps({"type": "click", "position": 1, **found})
     click = ("import sys, urllib.request; r = urllib.request.urlopen(urllib.request.Request("
              f"'{INSIDE}/api/events', data=sys.argv[1].encode(), headers={{'Content-Type': 'application/json'}}), "
