@@ -181,6 +181,7 @@ def drive(args: argparse.Namespace, argv: list[str] | None) -> int:
 
     from bench.common import RESULTS_DIR, ROOT, log, machine
     from bench.corpus import ensure_corpus
+    from bench.search_load import free_port
     from bench.search_mix import QUERY_MIX
 
     command = shlex.join(["python", "-m", "bench.proxy", *(argv if argv is not None else sys.argv[1:])])
@@ -202,11 +203,7 @@ def drive(args: argparse.Namespace, argv: list[str] | None) -> int:
     shutil.copy(__file__, loads / "proxy.py")
     for f in (work, loads, *loads.iterdir()):
         f.chmod(0o755)
-    ports = []
-    for _ in range(2):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            ports.append(s.getsockname()[1])
+    ports = [free_port(), free_port()]
     passwords = {k: secrets.token_urlsafe(18) for k in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
     env = {**passwords, "WEB_BIND": "127.0.0.1", "WEB_PORT": str(ports[0]), "ES_PORT": str(ports[1]),
            "ES_HEAP": "512m", "PAPERSEARCH_RATE_LIMIT": "off", "WEB_REPLICAS": str(args.replicas)}
