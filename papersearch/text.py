@@ -6,8 +6,11 @@ different whitespace, line breaks or Unicode composition produces identical docu
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
+
+import opencc
 
 # Limits on one value; longer values are rejected by the model, never silently cut.
 MAX_TITLE = 1000
@@ -42,6 +45,17 @@ _INVISIBLE = re.compile(r"[\ufeff\u200b\u200c\u200d\u2060]")
 
 # Sentence end: western punctuation followed by a space, or CJK full stops (no space needed).
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'(\[A-Z0-9\u4e00-\u9fff])|(?<=[。！？])")
+
+
+@functools.cache
+def _traditional_to_simplified() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+def to_simplified(text: str) -> str:
+    """Traditional Chinese characters as simplified ones (OpenCC's t2s), the rest unchanged: 深度學習 and 深度学习
+    are one query (DECISIONS.md "Ranking: what was typed stays the unit")."""
+    return _traditional_to_simplified().convert(text) if CJK_RUN.search(text) else text
 
 
 def normalize_text(value: str | None) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from webapp.domain import SearchParams
-from webapp.services import clauses, plan, render
+from webapp.services import plan, render, text_clauses
 from webapp.services.expansion import Expansion
 from webapp.services.plan import Fuzzy
 from webapp.services.query_parser import ParsedQuery
@@ -45,7 +45,7 @@ def text_query(terms: list[str], found: Sequence[Expansion], config: dict, fuzzy
 
     s = searched(ParsedQuery(tuple(Clause(t) for t in terms)), SearchParams(), config, found)
     text = s.text(fuzzy, relaxed, other_language)
-    return clauses.text_query(text, config) if text else None
+    return text_clauses.text_query(text, config) if text else None
 
 
 def exists_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:

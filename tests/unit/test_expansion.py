@@ -21,6 +21,12 @@ def matcher() -> ConceptMatcher:
     return ConceptMatcher(load(FIXTURE))
 
 
+@pytest.fixture(scope="module")
+def glossary() -> ConceptMatcher:
+    """The project's own glossary, for what depends on its real forms (acronyms, taxonomy labels)."""
+    return ConceptMatcher(load(Path(__file__).parents[2] / "config" / "concepts.tsv"))
+
+
 def expand(terms: list[str], matcher: ConceptMatcher) -> list[xp.Expansion]:
     return xp.expansions(terms, matcher, max_forms=6, max_concepts=8)
 
@@ -103,20 +109,63 @@ def concept_tag(clause: dict) -> dict:
 def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_typed(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
     clause = bodies.text_query(["对比学习"], [e], CONFIG)
-    assert word(clause)["bool"]["should"][0]["dis_max"]["queries"][0] == wq.term_clause("对比学习", CONFIG)
+    typed = word(clause)["bool"]["should"][0]["dis_max"]["queries"][0]
+    assert typed == wq.term_clause("对比学习", CONFIG, unit=True)
+    assert typed["multi_match"]["type"] == "phrase"  # a Chinese concept is matched as one run, not 对比 … 学习
     assert word(clause)["bool"]["minimum_should_match"] == 1  # the words or the tag let the paper in; scores add up
     concept = concept_part(clause)
-    phrases = [a["multi_match"] for a in concept["queries"] if "multi_match" in a]
-    assert [p["query"] for p in phrases] == ["contrastive learning", "contrastive representation learning", "對比學習"]
+    name, *phrases = concept["queries"]
+    # Its English name scores as typed English words: each word across the fields, the name as a phrase a filter
+    assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
+    assert name["bool"]["filter"][0]["multi_match"] == {
+        "query": "contrastive learning", "type": "phrase", "fields": ["title^6", "keywords^6", "abstract"]}
+    phrases = [a["multi_match"] for a in phrases]
+    assert [p["query"] for p in phrases] == ["contrastive representation learning", "對比學習"]
     assert all(p["type"] == "phrase" for p in phrases)
+    settings = CONFIG["cross_lingual"]
+    # A synonym in the other language at form_weight, a form in the typed language at same_language_weight
+    assert phrases[0]["boost"] == settings["form_weight"] and phrases[1]["boost"] == settings["same_language_weight"]
     english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
     assert "title" in english_fields and "abstract" in english_fields
     assert not any(wq.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
-    assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[2]["fields"])
+    assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[1]["fields"])
     # The tag, scored by the concept's rarity (a term query on a keyword field: idf × concept_boost)
     assert concept_tag(clause) == {"term": {"concepts": {"value": "contrastive_learning",
                                                          "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
     assert "boost" not in concept  # one word carries the whole concept
+
+
+def test_an_english_concept_has_its_chinese_name_as_a_chinese_word_at_the_other_language_weight(matcher) -> None:
+    (e,) = expand(["federated", "learning"], matcher)
+    assert (e.zh_words, e.en_words) == ("联邦学习", "")
+    name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
+    weight = CONFIG["cross_lingual"]["other_language_weight"]["en"]
+    assert name == {"bool": {"must": [wq.term_clause("联邦学习", CONFIG, unit=True)], "boost": weight}}
+
+
+def test_an_acronym_is_weighed_as_a_form_and_a_typed_acronym_keeps_its_words_whole(glossary) -> None:
+    (e,) = expand(["强化学习"], glossary)
+    assert e.en_words == "Reinforcement Learning"
+    forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
+             for q in concept_part(bodies.text_query(["强化学习"], [e], CONFIG))["queries"] if "multi_match" in q}
+    assert forms["RL"] == CONFIG["cross_lingual"]["form_weight"]  # RL must not outscore the words it stands for
+    (typed,) = expand(["RL"], glossary)
+    forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
+             for q in concept_part(bodies.text_query(["RL"], [typed], CONFIG))["queries"] if "multi_match" in q}
+    assert forms["Reinforcement Learning"] == 1
+
+
+def test_a_form_that_contains_what_was_typed_is_not_searched_again(glossary) -> None:
+    (e,) = expand(["transformer"], glossary)
+    longer = [f for f in glossary.concepts["transformer"].en if f.casefold() != "transformer"]
+    assert longer and all("transformer" in f.casefold() for f in longer)  # "Transformer Architecture" …
+    assert e.en == ()  # … would outscore the papers titled with the word typed
+
+
+def test_the_name_spelt_by_the_concept_id_is_preferred_to_a_taxonomy_label(glossary) -> None:
+    (e,) = expand(["非凸优化"], glossary)
+    assert e.en_words == "nonconvex optimization"  # not the taxonomy's "Non-Convex"
+    assert "nonconvex optimization" in e.shown  # what the page (and the API) says was also searched
 
 
 def test_the_words_of_a_concept_share_its_weight(matcher) -> None:

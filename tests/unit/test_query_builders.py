@@ -41,11 +41,28 @@ def test_boosted_fields_come_from_config():
     assert "title^6" in ALL_FIELDS and "abstract" in ALL_FIELDS and "abstract.exact^0.5" in ALL_FIELDS
 
 
-def test_short_term_is_one_multi_match_scored_across_the_text_fields():
+def test_a_word_is_scored_across_its_scripts_fields_and_at_a_low_weight_in_the_others():
     topics = CONFIG["field_aliases"]["topic"]
-    assert wq.term_clause("gan", CONFIG) == {"multi_match": {
-        "query": "gan", "type": "cross_fields", "fields": [f for f in ALL_FIELDS if f.split("^")[0] not in topics],
-        "operator": "and", "tie_breaker": CONFIG["word_tie_breaker"], "zero_terms_query": "all"}}
+    text = [f for f in ALL_FIELDS if f.split("^")[0] not in topics]
+    latin = [f for f in text if not wq.is_chinese_field(f)]
+    chinese = [f for f in text if wq.is_chinese_field(f)]
+    common = {"type": "cross_fields", "operator": "and", "tie_breaker": CONFIG["word_tie_breaker"]}
+    assert wq.term_clause("gan", CONFIG) == {"dis_max": {"queries": [
+        {"multi_match": {"query": "gan", **common, "fields": latin, "zero_terms_query": "all"}},
+        # "(Extreme learning machine, ELM)" inside a Chinese abstract: rare there, so it must weigh little
+        {"multi_match": {"query": "gan", **common, "fields": chinese, "zero_terms_query": "none",
+                         "boost": CONFIG["other_script_weight"]}}]}}
+
+
+def test_a_chinese_run_is_one_run_in_the_latin_fields_and_a_concept_one_run_everywhere():
+    words, latin = wq.term_clause("图神经网络", CONFIG)["dis_max"]["queries"]
+    assert words["multi_match"]["type"] == "cross_fields"
+    assert all(wq.is_chinese_field(f) for f in words["multi_match"]["fields"])
+    # Latin-script fields hold Chinese as single characters (author keywords): the run in order, not 图 … 网
+    assert latin["multi_match"]["type"] == "phrase" and "keywords^6" in latin["multi_match"]["fields"]
+    unit = wq.term_clause("图神经网络", CONFIG, unit=True)
+    assert unit["multi_match"]["type"] == "phrase" and "title_zh^6" in unit["multi_match"]["fields"]
+    assert wq.term_clause("graph", CONFIG, unit=True) == wq.term_clause("graph", CONFIG)  # Latin words as ever
 
 
 def test_a_word_in_a_topic_label_adds_a_constant_beside_the_text():
@@ -68,7 +85,7 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
     clause = wq.term_clause("diffusion", CONFIG, "text")
     exact, fuzzy = clause["bool"]["should"]
     assert clause["bool"]["minimum_should_match"] == 1
-    assert "fuzziness" not in exact["multi_match"]
+    assert "fuzziness" not in str(exact)
     fuzzy = fuzzy["multi_match"]
     assert fuzzy["fuzziness"] == "AUTO" and fuzzy["boost"] < 1
     q = CONFIG["query_fields"]

@@ -11,6 +11,7 @@ from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import plan, render
+from webapp.services import text_clauses as tc
 from webapp.services.es_query import named
 from webapp.services.hits import missing_words, relevance_score
 from webapp.services.query_parser import Clause, ParsedQuery, parse_query
@@ -112,7 +113,7 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
     typo_boost = CONFIG["relaxation"]["all_words_typos_boost"]
     both = [render.ALL_WORDS_QUERY, render.ALL_WORDS_TYPOS_QUERY]
     assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
-    assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, cl.word_name(0)], CONFIG) == 2.5
+    assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, tc.word_name(0)], CONFIG) == 2.5
     assert missing_words([render.ALL_WORDS_TYPOS_QUERY], [(0, "a"), (1, "b")]) == []
 
 

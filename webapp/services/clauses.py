@@ -10,18 +10,10 @@ from __future__ import annotations
 
 import itertools
 
-from papersearch.index_definition import concepts_config
 from papersearch.text import has_cjk
-from webapp.services.es_query import Query, all_of, any_of, bool_query, named
-from webapp.services.plan import Concept, Text, Typos, Word
+from webapp.services.es_query import Query, any_of, bool_query
+from webapp.services.plan import Typos
 from webapp.services.query_parser import LATIN_WORD, Clause
-
-WORD_QUERY = "word:"  # a relaxed word's clause is named word:<i>, so each hit tells which words it has
-
-
-def word_name(index: int) -> str:
-    return f"{WORD_QUERY}{index}"
-
 
 # --- one word -------------------------------------------------------------------------------------------
 
@@ -49,7 +41,7 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
     return out
 
 
-def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = False) -> Query:
+def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = False, unit: bool = False) -> Query:
     """One search-box word: all its tokens must match (relaxed: most of them), each in any text field or in the
     paper's topic labels (topic_lift, beside it); with its typo fallback on `typos` fields.
 
@@ -58,22 +50,42 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
     label is the same for every paper of the topic: a match there adds a constant (topic_boost) beside the
     word's score in the paper's own text, so the topic's papers come first and their own words order them
     (DECISIONS.md "Ranking: topic labels lift, never order").
+
+    A word is matched in its own script's fields as typed; a Latin word in the Chinese fields (an English term
+    inside a Chinese abstract, rare there and so scored high) at other_script_weight; a Chinese run in the
+    Latin-script fields (where it is single characters: Chinese author keywords) only as the run, in order.
+    `unit`: a Chinese run that is one concept, matched as the run everywhere, not as its words apart (图神经网络
+    is not 图 … 神经网络; DECISIONS.md "Ranking: what was typed stays the unit").
     """
     topics = set(config["field_aliases"]["topic"])
-    fields = config["query_fields"]
-    exact: Query = {
-        "multi_match": {
-            "query": term, "type": "cross_fields",
-            "fields": boosted({f: b for f, b in fields.items() if f not in topics}),
-            "operator": "and", "tie_breaker": config["word_tie_breaker"],
-            # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
-            "zero_terms_query": "all",
-        }
-    }
+    fields = {f: b for f, b in config["query_fields"].items() if f not in topics}
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
+        exact = _cross_fields(term, fields, config)
         exact["multi_match"].update(operator="or",
                                     minimum_should_match=config["relaxation"]["term_minimum_should_match"])
+        return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+    cjk = has_cjk(term)
+    own = {f: b for f, b in fields.items() if is_chinese_field(f) == cjk}
+    other = {f: b for f, b in fields.items() if is_chinese_field(f) != cjk}
+    if cjk and unit:
+        parts = [phrase_clause(term, fields)]
+    elif cjk:
+        parts = [_cross_fields(term, own, config), phrase_clause(term, other)]
+    else:
+        foreign = _cross_fields(term, other, config)
+        foreign["multi_match"].update(boost=config["other_script_weight"], zero_terms_query="none")
+        parts = [_cross_fields(term, own, config), foreign]
+    exact: Query = parts[0] if len(parts) == 1 else {"dis_max": {"queries": parts}}
     return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+
+
+def _cross_fields(term: str, fields: dict[str, float], config: dict) -> Query:
+    return {"multi_match": {
+        "query": term, "type": "cross_fields", "fields": boosted(fields), "operator": "and",
+        "tie_breaker": config["word_tie_breaker"],
+        # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
+        "zero_terms_query": "all",
+    }}
 
 
 def topic_lift(term: str, config: dict, relaxed: bool = False) -> Query:
@@ -104,92 +116,6 @@ def fuzzy_clause(term: str, typos: Typos, config: dict) -> Query:
     }
 
 
-# --- the words together, and the concepts among them (DECISIONS.md "Cross-lingual search") ------------------
-
-
-def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
-    """Each word one clause (named word:<i> when relaxed), `required` of them; with other_language, papers
-    in that language may match the concept groups instead. fuzzy=False: without the typo fallbacks."""
-    if not text.words:
-        return None
-    clauses = [_word_query(w, text, config, fuzzy) for w in text.words]
-    if text.relaxed:
-        clauses = [named(c, word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
-    as_typed = any_of(clauses, text.required)
-    if not text.other_language:
-        return as_typed
-    groups = [concept_query(c, all_of([_typed(w, text, config, fuzzy) for w in text.words
-                                       if c.first <= w.index <= c.last]), config) for c in text.groups]
-    groups += [_inside_query(w, config) for w in text.words if w.inside]
-    others = [w for w in text.words if not (w.concept or w.inside)]
-    in_other_language = bool_query(
-        must=groups, should=[term_clause(w.text, config) for w in others],
-        filter=[{"term": {concepts_config()["language_field"]: text.other_language}}])
-    return any_of([as_typed, in_other_language])
-
-
-def _typed(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
-    return term_clause(word.text, config, word.typos if fuzzy else "", text.relaxed)
-
-
-def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
-    typed = _typed(word, text, config, fuzzy)
-    if word.concept:
-        clause = concept_query(word.concept, typed, config, word.share)
-    elif word.inside:
-        clause = any_of([typed, _inside_query(word, config)])
-    else:
-        clause = typed
-    return any_of([clause, topic_lift(word.text, config, text.relaxed)])
-
-
-def _inside_query(word: Word, config: dict) -> Query:
-    """A long Chinese term's concepts: all of them, each as typed or as the concept."""
-    return all_of([concept_query(c, term_clause(c.typed, config), config) for c in word.inside])
-
-
-def form_fields(config: dict, language: str) -> dict[str, float]:
-    """Where a concept's other forms are searched: the text fields of one script that cross_lingual.form_fields
-    names, at their query_fields boosts. Not the authors (a concept is not a name), not the topic labels (the
-    taxonomy is bilingual already: the words as typed reach them), not the English exact subfields (a phrase
-    on the stemmed field finds the same papers; DECISIONS.md "Search cost: concept forms on fewer fields").
-    Forms on titles alone would be cheaper, but lose the papers whose abstract names a concept only inside a
-    longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field, the tag scored by
-    rarity")."""
-    return {name: config["query_fields"][name] for name in config["cross_lingual"]["form_fields"][language]}
-
-
-def form_phrases(concept: Concept, config: dict) -> list[Query]:
-    """Each form of the concept, in both languages, as a phrase on its language's fields."""
-    return [phrase_clause(form, form_fields(config, language))
-            for language, forms in (("en", concept.en), ("zh", concept.zh)) for form in forms]
-
-
-def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1.0) -> Query:
-    """The best of the words as typed and the concept's other forms as phrases (dis_max: a concept with many
-    forms, or typed in its own words, does not add up), plus the concept's tag: it lets in the papers the tagger
-    found (a nested or unlisted form) and adds the same to every tagged paper, so it never decides their order;
-    the words in the paper's own text do (DECISIONS.md "Ranking: the tag lets papers in, the words order them").
-    `share`: the part of the concept's weight this clause carries when the concept's words are several
-    clauses."""
-    settings = config["cross_lingual"]
-    forms: Query = {"dis_max": {"queries": form_phrases(concept, config), "tie_breaker": settings["tie_breaker"]}}
-    tag = concept_tag(concept, settings, share)
-    if share != 1:
-        forms["dis_max"]["boost"] = round(share, 4)
-    words: Query = {"dis_max": {"queries": [typed, forms]}} if forms["dis_max"]["queries"] else typed
-    return any_of([words, tag])
-
-
-def concept_tag(concept: Concept, settings: dict, share: float = 1.0) -> Query:
-    """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
-    BM25 without term frequency or length, i.e. idf × concept_boost, the same for every tagged paper."""
-    field = concepts_config()["field"]
-    boost = round(settings["concept_boost"] * share, 4)
-    tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
-    return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}
-
-
 # --- phrases, closeness, fields, exclusions --------------------------------------------------------------
 
 
@@ -205,14 +131,28 @@ def phrase_clauses(phrases: list[str], config: dict) -> list[Query]:
     return [phrase_clause(p, config["query_fields"]) for p in phrases]
 
 
-def proximity_boost(terms: list[str], config: dict) -> Query | None:
+def proximity_boost(terms: list[str], config: dict, names: tuple[str, ...] = ()) -> Query | None:
     """Rank documents where the words appear close together (as typed) above scattered matches; for
-    longer queries also each pair of neighbouring words (see DECISIONS.md "Proximity for long queries")."""
-    if len(terms) < 2 and not any(has_cjk(t) for t in terms):
-        return None
-    whole = phrase_clause(" ".join(terms), config["phrase_fields"], slop=config.get("phrase_slop", 0))
+    longer queries also each pair of neighbouring words (see DECISIONS.md "Proximity for long queries"); and
+    each concept's name in the other language, as if it had been typed (Page.close_names)."""
+    slop = config.get("phrase_slop", 0)
+    phrases = [_weighted(phrase_clause(n, config["phrase_fields"], slop=slop), name_weight(n, config)) for n in names]
+    if len(terms) >= 2 or any(has_cjk(t) for t in terms):
+        phrases.insert(0, phrase_clause(" ".join(terms), config["phrase_fields"], slop=slop))
     pairs = word_pair_clauses(terms, config)
-    return bool_query(should=[whole, *pairs]) if pairs else whole
+    if not phrases:
+        return None
+    return bool_query(should=[*phrases, *pairs]) if len(phrases) > 1 or pairs else phrases[0]
+
+
+def name_weight(name: str, config: dict) -> float:
+    """A name's weight: other_language_weight of the language the concept was typed in (not the name's)."""
+    return config["cross_lingual"]["other_language_weight"]["en" if has_cjk(name) else "zh"]
+
+
+def _weighted(query: Query, weight: float) -> Query:
+    (kind, body), = query.items()
+    return query if weight == 1 else {kind: {**body, "boost": weight}}
 
 
 def word_pair_clauses(terms: list[str], config: dict) -> list[Query]:

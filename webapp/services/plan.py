@@ -145,8 +145,13 @@ class Search:
 
     def page(self, tier: Tier, words: Text | None, **tiers: Text | None) -> Page:
         p = self.parsed
-        return Page(tier, words, tuple(p.phrases), _required_fields(p), _excluded(p), proximity=_proximity(p.terms),
-                    highlight=_highlight(p, list(self.found)), params=self.params, hits_only=self.large, **tiers)
+        # The concepts' names in the other language are rewarded for closeness as the words typed are (not for
+        # one Latin word, whose papers get no such reward: the other language's would outrank them).
+        proximity = _proximity(p.terms)
+        names = tuple(dict.fromkeys(n for e in self.found if e.whole_terms for n in (e.en_words, e.zh_words) if n))
+        return Page(tier, words, tuple(p.phrases), _required_fields(p), _excluded(p), proximity=proximity,
+                    close_names=names if proximity else (), highlight=_highlight(p, list(self.found)),
+                    params=self.params, hits_only=self.large, **tiers)
 
     def relaxed(self, typos: Fuzzy) -> Page:
         """The ladder's last step: most of the words (typo-tolerant on `typos`), each word's clause named so a

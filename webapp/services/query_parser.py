@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from papersearch.text import CJK_CHARS
+from papersearch.text import CJK_CHARS, to_simplified
 from webapp.domain import BadQuery
 
 MAX_CLAUSES = 32  # each clause expands to several field queries; a pasted abstract is not a query
@@ -74,14 +74,16 @@ class ParsedQuery:
         ))
 
 
-def _words(text: str) -> list[str]:
+def words_of(text: str) -> list[str]:
     """Split free text into terms: whitespace, then CJK / non-CJK runs; drop punctuation-only bits."""
     segments = (seg.strip(_QUOTE_CHARS) for seg in _SEGMENTS.findall(text))
     return [seg for seg in segments if _WORDY.search(seg)]
 
 
 def parse_query(text: str) -> ParsedQuery:
-    """The clauses of a query whose whitespace the controller has already collapsed (controllers/params.py)."""
+    """The clauses of a query whose whitespace the controller has already collapsed (controllers/params.py);
+    Chinese in simplified characters, as the glossary's names and most papers have it."""
+    text = to_simplified(text)
     clauses: list[Clause] = []
     i, n = 0, len(text)
     while i < n:
@@ -115,10 +117,10 @@ def parse_query(text: str) -> ParsedQuery:
             if _WORDY.search(word):
                 clauses.append(Clause(word, field=field, excluded=excluded))
         elif excluded:
-            clauses.extend(Clause(w, excluded=True) for w in _words(word))
+            clauses.extend(Clause(w, excluded=True) for w in words_of(word))
         else:
             # Not a known field clause: the whole token (prefix included) is ordinary text.
-            clauses.extend(Clause(w) for w in _words(text[start:end]))
+            clauses.extend(Clause(w) for w in words_of(text[start:end]))
         i = end
     if len(clauses) > MAX_CLAUSES:
         raise BadQuery(f"The query has too many words (at most {MAX_CLAUSES}).")

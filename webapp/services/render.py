@@ -11,6 +11,7 @@ from __future__ import annotations
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import facet_queries as fq
+from webapp.services import text_clauses as tc
 from webapp.services.es_query import Query, bool_query, filtered
 from webapp.services.plan import Count, Facets, Highlight, Page, Request, Spelling
 
@@ -67,7 +68,7 @@ def _page(page: Page, config: dict) -> Query:
         settings = config["rescore"]
         del out["sort"]
         out["rescore"] = {"window_size": rescored, "query": {
-            "rescore_query": cl.proximity_boost(list(page.proximity), config),
+            "rescore_query": _closeness(page, config),
             "query_weight": settings["query_weight"], "rescore_query_weight": settings["rescore_query_weight"]}}
     return out
 
@@ -93,7 +94,7 @@ def _all_words_first(query: Query, page: Page, config: dict) -> Query:
     tiers = [(page.all_words, "all_words_boost", ALL_WORDS_QUERY),
              (page.all_words_typos, "all_words_typos_boost", ALL_WORDS_TYPOS_QUERY)]
     return bool_query(must=[query], should=[
-        {"constant_score": {"filter": cl.text_query(text, config), "boost": settings[boost], "_name": name}}
+        {"constant_score": {"filter": tc.text_query(text, config), "boost": settings[boost], "_name": name}}
         for text, boost, name in tiers if text is not None])
 
 
@@ -117,9 +118,14 @@ def _rescore_window(page: Page, config: dict) -> int:
     """How many of the first results closeness reorders, when it is rewarded apart (0: in the query itself)."""
     window = config["rescore"]["window"]
     by_score = config["sorts"][page.params.sort][:1] == [{"_score": "desc"}]
-    has_closeness = bool(page.proximity) and cl.proximity_boost(list(page.proximity), config) is not None
+    has_closeness = _closeness(page, config) is not None
     pageful = page.params.size and not page.params.is_too_deep(config["max_result_window"])
     return window if window and by_score and has_closeness and pageful else 0
+
+
+def _closeness(page: Page, config: dict) -> Query | None:
+    """What closeness rewards: the words typed, and the concepts' names in the other language."""
+    return cl.proximity_boost(list(page.proximity), config, page.close_names)
 
 
 def scoring_query(page: Page, config: dict, fuzzy: bool = True, closeness: bool = True) -> Query:
@@ -127,12 +133,12 @@ def scoring_query(page: Page, config: dict, fuzzy: bool = True, closeness: bool 
     (they go into post_filter). fuzzy=False: without the typo fallbacks; closeness=False: without the
     closeness reward (a rescore adds it)."""
     must: list[Query] = []
-    words = cl.text_query(page.text, config, fuzzy) if page.text else None
+    words = tc.text_query(page.text, config, fuzzy) if page.text else None
     if words:
         must.append(words)
     must += cl.phrase_clauses(list(page.phrases), config)
     must += [cl.field_clause(c, config) for c in page.fields]
-    boost = cl.proximity_boost(list(page.proximity), config) if closeness and page.proximity else None
+    boost = _closeness(page, config) if closeness else None
     should = [boost] if boost else None
     must_not = cl.exclusion_clauses(list(page.excluded), config) or None
     if not must:
@@ -187,7 +193,7 @@ def _count(count: Count, config: dict) -> Query:
     """The papers the words as typed find in their own language, under the page's filters, counted up to the
     ladder's threshold: concepts also let papers in the other language in, and a long English title with a
     typo must not count as found because one of its words is a concept Chinese papers have."""
-    as_typed = (cl.text_query(count.text, config) if count.text else None) or {"match_all": {}}
+    as_typed = (tc.text_query(count.text, config) if count.text else None) or {"match_all": {}}
     filters = list(fq.facet_filters(count.params, config).values())
     return {"size": 0, "track_total_hits": count.limit, "query": bool_query(filter=[as_typed, *filters])}
 

@@ -30,10 +30,17 @@ class Concept:
     typed: str  # what was typed for it (a whole word, several, or a part of one Chinese term)
     first: int  # the words it came from: words[first:last + 1] (or a part of words[first])
     last: int
+    en_words: str = ""  # its name in the language it was not typed in, scored as typed words
+    zh_words: str = ""
 
     @classmethod
     def of(cls, e: Expansion) -> Concept:
-        return cls(e.ids, e.en, e.zh, e.typed, e.first, e.last)
+        return cls(e.ids, e.en, e.zh, e.typed, e.first, e.last, e.en_words, e.zh_words)
+
+    @property
+    def names(self) -> tuple[tuple[str, str], ...]:
+        """(language, name) of the names scored as typed words."""
+        return tuple((lang, name) for lang, name in (("en", self.en_words), ("zh", self.zh_words)) if name)
 
 
 @dataclass(frozen=True)
@@ -82,6 +89,7 @@ class Page:
     fields: tuple[Clause, ...] = ()  # title:/author:/abstract:/topic: clauses (required)
     excluded: tuple[Clause, ...] = ()
     proximity: tuple[str, ...] = ()  # the words whose closeness is rewarded (only reorders)
+    close_names: tuple[str, ...] = ()  # concepts' names in the other language, whose closeness is rewarded too
     # Relaxed tier: papers with every word as typed first (all_words), then with every word once typos are
     # forgiven (all_words_typos), then the rest.
     all_words: Text | None = None
