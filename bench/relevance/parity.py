@@ -16,7 +16,9 @@ sets of real.py: papers of the other language cannot be judged by these patterns
 with their titles removed (the listing shape). Grades as bench/relevance/graded.py's Grader: with titles
 2 = the title names the concept, 1 = only the abstract; without titles 2 = the abstract names it twice or
 more, 1 = once. Both queries of a pair are graded against the same grades.
-Aliases: PREFIX{en,notitle,zh,zhnotitle}_<profile>, loaded and served as real.py does (served, load).
+Aliases: PREFIX{en,notitle,zh,zhnotitle}_<profile>, loaded and served as real.py does (served, load); an
+alias holding other papers is rebuilt, so give held-out corpora a prefix of their own (--aliases
+papersbench_real_heldout_). en and notitle are the aliases real.py's graded sets use.
 Output: per direction and shape mean nDCG@10 of the typed query and of the other-language name, their ratio
 (typed / other), flat top 10s of each, the --worst pairs (largest gap other − typed) with the grades of both
 top 10s; everything per pair in bench/results/parity-<profile>[-<label>]-<UTC time>.json (or --out).
@@ -126,17 +128,24 @@ def pair_row(p: Pair) -> dict[str, Any]:
 
 def summarize(pairs: Sequence[Pair], worst: int) -> dict[str, Any]:
     """One direction and shape: mean nDCG@10 of typed and other, ratio typed/other, flat counts, the worst
-    pairs (largest gap first; ties by id so that runs compare), and where the names came from."""
-    n = len(pairs)
-    typed = sum(p.typed.ndcg for p in pairs) / n if n else 0.0
-    other = sum(p.other.ndcg for p in pairs) / n if n else 0.0
+    pairs (largest gap first; ties by id so that runs compare), and where the names came from (with the
+    means of each source's pairs: a fallback name is not what the results page shows)."""
     ranked = sorted(pairs, key=lambda p: (-p.gap, p.concept.id))
-    return {"pairs": n, "typed_ndcg": round(typed, 3), "other_ndcg": round(other, 3),
-            "ratio": round(typed / other, 3) if other else None,
+    return {**_means(pairs),
             "flat_typed": sum(p.typed.flat for p in pairs), "flat_other": sum(p.other.flat for p in pairs),
             "typed_worse": sum(1 for p in pairs if p.gap > 0), "typed_better": sum(1 for p in pairs if p.gap < 0),
             "sources": dict(Counter(p.source for p in pairs)),
+            "by_source": {src: _means([p for p in pairs if p.source == src])
+                          for src in SOURCES if any(p.source == src for p in pairs)},
             "worst": [pair_row(p) for p in ranked[:worst]]}
+
+
+def _means(pairs: Sequence[Pair]) -> dict[str, Any]:
+    n = len(pairs)
+    typed = sum(p.typed.ndcg for p in pairs) / n if n else 0.0
+    other = sum(p.other.ndcg for p in pairs) / n if n else 0.0
+    return {"pairs": n, "typed_ndcg": round(typed, 3), "other_ndcg": round(other, 3),
+            "ratio": round(typed / other, 3) if other else None}
 
 
 def _grades(r: dict[str, Any]) -> str:

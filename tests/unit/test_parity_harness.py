@@ -108,7 +108,11 @@ def test_summary_ratio_worst_pairs_and_flat_counts():
     assert s["ratio"] == pytest.approx(round(0.675 / 0.825, 3))
     assert [w["id"] for w in s["worst"]] == ["a", "d"]  # gap 0.5 each: ties by id
     assert s["flat_typed"] == 1 and s["flat_other"] == 0 and (s["typed_worse"], s["typed_better"]) == (2, 1)
-    assert s["sources"] == {"api": 4}
+    assert s["sources"] == {"api": 4} and s["by_source"]["api"]["typed_ndcg"] == s["typed_ndcg"]
+    pairs[0].source = "glossary"
+    by_source = parity.summarize(pairs, worst=0)["by_source"]
+    assert by_source["glossary"] == {"pairs": 1, "typed_ndcg": 0.5, "other_ndcg": 1.0, "ratio": 0.5}
+    assert by_source["api"]["pairs"] == 3 and "concept" not in by_source
     text = parity.table({"zh-en notitle": s}, "header")
     assert "zh-en notitle" in text and " 0.82" in text and "worst pairs, zh-en notitle" in text
     assert parity.summarize([], 3)["ratio"] is None
