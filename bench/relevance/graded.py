@@ -87,21 +87,26 @@ def keyword_queries(papers: Sequence[Paper], n: int, seed: int, min_judged: int 
     return out
 
 
-def _english_query(concept: str) -> str:
+def english_query(concept: str) -> str:
     """What an English speaker types for a concept label: "low-rank adaptation (LoRA)" → its first name."""
     return re.split(r"[,(]", concept)[0].strip()
 
 
-class Grader:
-    """Grades of judge-pattern groups over one set of papers, titled or by the abstract's mentions alone."""
+TEXT_FIELDS = {"en": ("title", "abstract"), "zh": ("title_zh", "abstract_zh")}  # (title, abstract) per language
 
-    def __init__(self, papers: Iterable[Paper], titled: bool) -> None:
-        self.papers = [p for p in papers if p.get("abstract") or p.get("title")]
+
+class Grader:
+    """Grades of judge-pattern groups over one set of papers, titled or by the abstract's mentions alone, read
+    from the fields of one language (the judge patterns are written in it)."""
+
+    def __init__(self, papers: Iterable[Paper], titled: bool, language: str = "en") -> None:
+        title, abstract = TEXT_FIELDS[language]
+        self.papers = [p for p in papers if p.get(abstract) or p.get(title)]
         self.titled = titled
-        fields = ("title", "abstract") if titled else ("abstract",)
+        fields = (title, abstract) if titled else (abstract,)
         self.texts = ["\n".join(p.get(f) or "" for f in fields) for p in self.papers]
         self.judge = Judge([{"id": p["id"], "abstract": t} for p, t in zip(self.papers, self.texts, strict=True)])
-        self.titles = Judge([{"id": p["id"], "title": p.get("title") or ""} for p in self.papers])
+        self.titles = Judge([{"id": p["id"], "title": p.get(title) or ""} for p in self.papers])
 
     def grades(self, groups: list[list[str]]) -> dict[str, int]:
         matched = set.intersection(*(self.judge.group(g) for g in groups))
@@ -121,7 +126,7 @@ def topic_queries(concepts: Sequence[ConceptQuery], grader: Grader, prefix: str 
         if not grades:
             continue
         out.append(GradedQuery(f"{c.id}", c.q, f"{prefix}topic_zh", grades))
-        out.append(GradedQuery(f"{c.id}-en", _english_query(c.concept), f"{prefix}topic_en", grades))
+        out.append(GradedQuery(f"{c.id}-en", english_query(c.concept), f"{prefix}topic_en", grades))
     return out
 
 
