@@ -114,7 +114,10 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     assert typed["multi_match"]["type"] == "phrase"  # a Chinese concept is matched as one run, not 对比 … 学习
     assert word(clause)["bool"]["minimum_should_match"] == 1  # the words or the tag let the paper in; scores add up
     concept = concept_part(clause)
-    name, *phrases = concept["queries"]
+    weighted, *phrases = concept["queries"]
+    settings = CONFIG["cross_lingual"]
+    assert weighted["bool"]["boost"] == settings["other_language_weight"]["zh"]
+    (name,) = weighted["bool"]["must"]
     # Its English name scores as typed English words: each word across the fields, the name as a phrase a filter
     assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
     assert name["bool"]["filter"][0]["multi_match"] == {
@@ -122,9 +125,8 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     phrases = [a["multi_match"] for a in phrases]
     assert [p["query"] for p in phrases] == ["contrastive representation learning", "對比學習"]
     assert all(p["type"] == "phrase" for p in phrases)
-    settings = CONFIG["cross_lingual"]
-    # A synonym in the other language at form_weight, a form in the typed language at same_language_weight
-    assert phrases[0]["boost"] == settings["form_weight"]
+    # A synonym in the other language at form_weight of its name, a form in the typed language at same_language_weight
+    assert phrases[0]["boost"] == settings["form_weight"] * settings["other_language_weight"]["zh"]
     assert phrases[1].get("boost", 1) == settings["same_language_weight"]
     english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
     assert "title" in english_fields and "abstract" in english_fields
@@ -149,7 +151,9 @@ def test_an_acronym_is_weighed_as_a_form_and_a_typed_acronym_keeps_its_words_who
     assert e.en_words == "Reinforcement Learning"
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
              for q in concept_part(bodies.text_query(["强化学习"], [e], CONFIG))["queries"] if "multi_match" in q}
-    assert forms["RL"] == CONFIG["cross_lingual"]["form_weight"]  # RL must not outscore the words it stands for
+    settings = CONFIG["cross_lingual"]
+    # RL must not outscore the words it stands for
+    assert forms["RL"] == settings["form_weight"] * settings["other_language_weight"]["zh"]
     (typed,) = expand(["RL"], glossary)
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
              for q in concept_part(bodies.text_query(["RL"], [typed], CONFIG))["queries"] if "multi_match" in q}

@@ -1,7 +1,7 @@
-"""The clauses of a search as Elasticsearch queries: each word across fields with its typo fallback, the words
-together (with the concepts recognised among them), phrases, closeness, field clauses and exclusions.
+"""The clauses of a search as Elasticsearch queries: each word across fields with its typo fallback, phrases,
+closeness, field clauses and exclusions (the words together, with their concepts: text_clauses.py).
 
-Called by render.py alone, which puts them together as a plan (plan.py) says; every number here comes from
+Called by render.py and text_clauses.py, which puts them together as a plan (plan.py) says; every number here comes from
 config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
 intervals / term queries, never query_string (DECISIONS.md "User text never becomes query syntax").
 """
@@ -63,7 +63,13 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
         exact = _cross_fields(term, fields, config)
         exact["multi_match"].update(operator="or",
                                     minimum_should_match=config["relaxation"]["term_minimum_should_match"])
-        return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+    else:
+        exact = _exact(term, fields, config, unit)
+    return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+
+
+def _exact(term: str, fields: dict[str, float], config: dict, unit: bool) -> Query:
+    """All the word's tokens, in its script's fields as typed and in the other script's as the docstring above says."""
     cjk = has_cjk(term)
     own = {f: b for f, b in fields.items() if is_chinese_field(f) == cjk}
     other = {f: b for f, b in fields.items() if is_chinese_field(f) != cjk}
@@ -75,8 +81,7 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
         foreign = _cross_fields(term, other, config)
         foreign["multi_match"].update(boost=config["other_script_weight"], zero_terms_query="none")
         parts = [_cross_fields(term, own, config), foreign]
-    exact: Query = parts[0] if len(parts) == 1 else {"dis_max": {"queries": parts}}
-    return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
+    return parts[0] if len(parts) == 1 else {"dis_max": {"queries": parts}}
 
 
 def _cross_fields(term: str, fields: dict[str, float], config: dict) -> Query:

@@ -1,5 +1,5 @@
 """Cross-lingual query expansion: the glossary concepts recognised in what was typed, and the forms
-to search for each in both languages (the plan's Concept, rendered by render.concept_query and text_query;
+to search for each in both languages (the plan's Concept, rendered by text_clauses.concept_query and text_query;
 DECISIONS.md "Cross-lingual search")."""
 
 from __future__ import annotations
