@@ -23,7 +23,8 @@ def boosted(fields: dict[str, float]) -> list[str]:
 
 
 def is_chinese_field(name: str) -> bool:
-    return "_zh" in name
+    field = name.split("^")[0]
+    return "_zh" in field or field.endswith(".zh")
 
 
 def fuzzy_fields(config: dict) -> dict[str, float]:
@@ -73,10 +74,10 @@ def _exact(term: str, fields: dict[str, float], config: dict, unit: bool) -> Que
     cjk = has_cjk(term)
     own = {f: b for f, b in fields.items() if is_chinese_field(f) == cjk}
     other = {f: b for f, b in fields.items() if is_chinese_field(f) != cjk}
-    if cjk and unit:
-        parts = [phrase_clause(term, fields)]
-    elif cjk:
-        parts = [_cross_fields(term, own, config), phrase_clause(term, other)]
+    if cjk:
+        foreign = phrase_clause(term, other)
+        foreign["multi_match"]["boost"] = config["other_script_weight"]
+        parts = [phrase_clause(term, own) if unit else _cross_fields(term, own, config), foreign]
     else:
         foreign = _cross_fields(term, other, config)
         foreign["multi_match"].update(boost=config["other_script_weight"], zero_terms_query="none")

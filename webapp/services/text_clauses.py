@@ -91,7 +91,7 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
     out = []
     for language, forms in (("en", concept.en), ("zh", concept.zh)):
         if language != typed_language:
-            weight = settings["other_language_weight"][typed_language] * settings["form_weight"]
+            weight = settings["other_language_weight"][typed_language] * settings["form_weight"][language]
         else:
             weight = 1.0 if typed_acronym else settings["same_language_weight"]
         for form in forms:
@@ -111,7 +111,7 @@ def name_query(concept: Concept, language: str, name: str, config: dict) -> Quer
     papers a Chinese query's main case is the English papers (1), while an English query's Chinese papers with
     the name in a short title must not come before the English papers with the word typed."""
     if language == "zh":
-        query = cl.term_clause(name, config, unit=True)
+        query = cl.phrase_clause(name, form_fields(config, language))
     else:  # the words score; the name as a phrase decides which papers match ("contrast … learning" does not)
         words = [cl.term_clause(w, config) for w in words_of(name) if w.casefold() not in ENGLISH_STOPWORDS]
         query = bool_query(must=words, filter=[cl.phrase_clause(name, form_fields(config, language))])
