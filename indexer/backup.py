@@ -5,7 +5,7 @@ while the snapshot runs is not deleted until it is done (indexer/versions.py). T
 cluster; this command follows it with a progress bar, and when it is interrupted (Ctrl-C, SIGTERM) it aborts
 the snapshot rather than leave it running unattended. Retention (`--keep 30d`) deletes the site's older
 snapshots afterwards, never the newest `keep_at_least` complete ones: the distribution has no snapshot
-lifecycle management (DECISIONS.md "Backups: our own command, not SLM").
+lifecycle management (DECISIONS.md D-125).
 """
 
 from __future__ import annotations

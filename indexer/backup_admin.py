@@ -6,7 +6,7 @@
     restore [SNAPSHOT] [--overwrite] [--yes]                 the newest (or the named) backup of this site back
 
 A schedule is cron or a systemd timer calling `backup --keep 30d` (docs/operations.md "Backups"; the
-distribution has no snapshot lifecycle management: DECISIONS.md "Backups: our own command, not SLM").
+distribution has no snapshot lifecycle management: DECISIONS.md D-125).
 """
 
 from __future__ import annotations

@@ -23,8 +23,7 @@ from indexer.prepare import Chunk, Producer
 from indexer.rejects import Reject, RejectsWriter
 
 # Two requests in flight: while Elasticsearch indexes one chunk it can index the other on the second
-# core, and the producer prepares more meanwhile (DECISIONS.md, "Indexer throughput: a producer
-# process feeding our own bulk sender").
+# core, and the producer prepares more meanwhile (DECISIONS.md D-011).
 BULK_THREADS = 2
 MAX_RETRIES, INITIAL_BACKOFF, MAX_BACKOFF = 5, 1.0, 30.0  # for 429s, as streaming_bulk's defaults here
 # Per document only what we count: status, created/updated, and the error of a failure.

@@ -85,7 +85,7 @@ def cluster() -> Iterator[Cluster]:
     from papersearch.localnode.node import LocalNode
 
     # `make test` has started the local node already: a container would be a second node for nothing (a
-    # minute or more of start-up; DECISIONS.md "The test session's node when Docker answers").
+    # minute or more of start-up; DECISIONS.md D-069).
     image, why_not = (None, "it is running already (make test starts it)") if LocalNode().pid() \
         else _container_image()
     if image:

@@ -119,7 +119,7 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.2) -> object:
     """Poll `condition` until it returns something true, and return that; `timeout` is a ceiling that only
-    catches a hang (DECISIONS.md "A suite that does not race the clock")."""
+    catches a hang (DECISIONS.md D-130)."""
     deadline = time.monotonic() + timeout
     while not (found := condition()):
         if time.monotonic() > deadline:

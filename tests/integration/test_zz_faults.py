@@ -4,7 +4,7 @@ node restarting during a reindex (mid-request, and between two requests).
 
 Every fault lands at a point the test controls, whatever the machine's speed: a build is held right after its
 first chunk is written (tests/integration/paused_admin.py) while the fault is put in place, and time limits are
-ceilings that only catch a hang (DECISIONS.md "A suite that does not race the clock").
+ceilings that only catch a hang (DECISIONS.md D-130).
 
 Each test leaves the node as it found it — running, answering, no watermark override, no index blocked — even
 when it fails (finally blocks), so the tests after it are not affected. Named to run after the other
