@@ -34,6 +34,12 @@ from support import (
 from papersearch import credentials
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `destructive` (a frozen, restarted or killed node, a lost disk) run after every other test,
+    in the order they were collected, so no test meets a node they left cold."""
+    items.sort(key=lambda item: item.get_closest_marker("destructive") is not None)  # stable: the order is kept
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The failover tests' 3-node cluster and the disaster tests' node start now, in the background, so that
     their JVMs' start-up overlaps the rest of the suite instead of adding to it."""

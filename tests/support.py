@@ -217,7 +217,7 @@ def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int, rate_li
 # --- local instances of their own, started in the background when the session begins -----------------------------
 
 FAILOVER_INSTANCE = "failover"  # the failover tests' 3-node cluster
-DISASTER_INSTANCE = "disaster"  # the backup tests' node whose disk is lost (test_zz_backup_disaster.py)
+DISASTER_INSTANCE = "disaster"  # the backup tests' node whose disk is lost (test_backup_disaster.py)
 _background_starts: dict[str, subprocess.Popen] = {}
 
 
