@@ -35,7 +35,7 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 # Forwarded headers (X-Forwarded-Proto, X-Forwarded-For, Forwarded) are trusted in one place, the app, for as
 # many proxies as PAPERSEARCH_TRUSTED_PROXIES says (webapp/headers_and_limits.py): gunicorn itself trusts them from no
 # address. Its default, 127.0.0.1, let `X-Forwarded-Proto: https` from loopback make a request https although
-# no proxy was trusted (DECISIONS.md "Forwarded headers: one setting").
+# no proxy was trusted (DECISIONS.md D-116).
 forwarded_allow_ips = ""
 
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------

@@ -3,8 +3,7 @@
 # OpenJDK 21, in /usr/share/elasticsearch, run as uid 1000 (group 0), with an entry point that follows
 # the official image's conventions (docker/elasticsearch-entrypoint.sh). Built by
 # scripts/build-images.sh from its Debian bases; docker/elasticsearch.Dockerfile then adds the plugin.
-# Only core analysis and x-pack security are in this distribution (DECISIONS.md "Local node:
-# integ-test-zip from Maven Central"): users are in the file realm.
+# Only core analysis and x-pack security are in this distribution (DECISIONS.md D-001): users are in the file realm.
 ARG ES_VERSION=9.5.4
 ARG MAVEN_IMAGE=papersearch-base/maven:trixie
 ARG JRE_IMAGE=papersearch-base/jre:trixie

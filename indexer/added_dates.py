@@ -3,7 +3,7 @@
 Before a chunk is sent, one search asks the index that already holds the papers (the live version, for a
 full reindex; the live index itself, for `add`) for the dates of the chunk's ids, and puts each one into
 its document in place. Nothing is kept between chunks, so memory stays flat at any size; the search reads
-only doc values. Measured cost: DECISIONS.md "Added dates carried across reindexes".
+only doc values. Measured cost: DECISIONS.md D-070.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     producer: Producer | None = None
     if args.command in ("reindex", "add") and not getattr(args, "if_missing", False):
         # Reading starts before the Elasticsearch client is even imported, so parsing overlaps start-up,
-        # taking the lock and creating the index (DECISIONS.md, "Indexer throughput: a producer process…").
+        # taking the lock and creating the index (DECISIONS.md D-011).
         try:
             producer = start(args.sources)
         except SourceError as exc:

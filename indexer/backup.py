@@ -5,7 +5,7 @@ while the snapshot runs is not deleted until it is done (indexer/versions.py). T
 cluster; this command follows it with a progress bar, and when it is interrupted (Ctrl-C, SIGTERM) it aborts
 the snapshot rather than leave it running unattended. Retention (`--keep 30d`) deletes the site's older
 snapshots afterwards, never the newest `keep_at_least` complete ones: the distribution has no snapshot
-lifecycle management (DECISIONS.md "Backups: our own command, not SLM").
+lifecycle management (DECISIONS.md D-125).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from elasticsearch import Elasticsearch
 
 from indexer import backup_repository as repos
 from indexer import versions
 from indexer.backup_repository import BackupError, Repository, SiteMeta
+from indexer.progress import Progress
 from indexer.querylog_report import log_indices
 from papersearch.settings import Settings
 
@@ -66,27 +66,7 @@ def _site_meta(client: Elasticsearch, settings: Settings, note: str) -> SiteMeta
     return meta
 
 
-class _Bar:
-    def __init__(self, enabled: bool) -> None:
-        self.bar: Any = None
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=0, unit="B", unit_scale=True, desc="backup", file=sys.stderr, dynamic_ncols=True,
-                            mininterval=0.5)
-
-    def show(self, done: int, total: int, shards: str) -> None:
-        if self.bar is not None:
-            self.bar.total = total
-            self.bar.set_postfix_str(f"shards {shards}", refresh=False)
-            self.bar.update(done - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
-def _follow(client: Elasticsearch, repo: Repository, name: str, bar: _Bar) -> repos.Backup:
+def _follow(client: Elasticsearch, repo: Repository, name: str, bar: Progress) -> repos.Backup:
     """Until the snapshot is over (whichever way), showing bytes and shards done; the snapshot then."""
     while True:
         found = client.snapshot.status(repository=repo.name, snapshot=name)["snapshots"]
@@ -94,7 +74,8 @@ def _follow(client: Elasticsearch, repo: Repository, name: str, bar: _Bar) -> re
             snap = found[0]
             stats, shards = snap["stats"], snap["shards_stats"]
             done = stats.get("processed", stats["total"])  # a finished snapshot reports no "processed"
-            bar.show(done["size_in_bytes"], stats["total"]["size_in_bytes"], f"{shards['done']}/{shards['total']}")
+            bar.show(done["size_in_bytes"], stats["total"]["size_in_bytes"],
+                     shards=f"{shards['done']}/{shards['total']}")
             if snap["state"] in FINISHED:  # its shards are; the snapshot is over once it is written down
                 over = [b for b in repos.snapshots(client, repo) if b.name == name and b.state != "IN_PROGRESS"]
                 if over:
@@ -109,7 +90,7 @@ def take(client: Elasticsearch, settings: Settings, note: str = "", progress: bo
     name = snapshot_name(settings.alias)
     indices = [*meta.versions, *log_indices(client, settings.query_log_index)]
     started = time.monotonic()
-    bar = _Bar(progress)
+    bar = Progress("backup", progress)
     try:
         client.snapshot.create(repository=repo.name, snapshot=name, indices=",".join(indices),
                                include_global_state=False, partial=False, metadata=meta.model_dump(),

@@ -6,7 +6,7 @@
     restore [SNAPSHOT] [--overwrite] [--yes]                 the newest (or the named) backup of this site back
 
 A schedule is cron or a systemd timer calling `backup --keep 30d` (docs/operations.md "Backups"; the
-distribution has no snapshot lifecycle management: DECISIONS.md "Backups: our own command, not SLM").
+distribution has no snapshot lifecycle management: DECISIONS.md D-125).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
     from papersearch.settings import Settings
 
 from indexer.exit_codes import EXIT_FAILED, EXIT_OK
+from indexer.progress import size_text
 
 MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backup.py)
 
@@ -50,12 +51,6 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--yes", action="store_true")
     cmd.add_argument("--no-progress", action="store_true")
     cmd.add_argument("--json", action="store_true")
-
-
-def _size(num: int) -> str:
-    from tqdm import tqdm
-
-    return tqdm.format_sizeof(num, "B")
 
 
 def _interrupt_on_sigterm() -> None:
@@ -119,7 +114,7 @@ def _backup_json(report: BackupReport) -> dict:
 def render_backup(report: BackupReport, args: argparse.Namespace) -> str:
     lines = [f"backup {report.name} of site {report.meta.site} into {report.repository.describe()}",
              f"  {_holds(report.meta)}",
-             f"  {_size(report.total_bytes)} ({_size(report.added_bytes)} new in the repository), "
+             f"  {size_text(report.total_bytes)} ({size_text(report.added_bytes)} new in the repository), "
              f"{report.seconds:.1f} s"]
     if args.keep:
         hours = int(args.keep.total_seconds() // 3600)
@@ -145,8 +140,8 @@ def render_backups(repo: str, alias: str, rows: list[dict], others: int) -> str:
         lines.append(f"  {'snapshot':<40}{'state':<9}{'started (UTC)':<22}{'seconds':>8}{'size':>11}{'new':>11}")
     for row in rows:
         seconds = "" if row["seconds"] is None else f"{row['seconds']:.1f}"
-        size = "" if row["size_bytes"] is None else _size(row["size_bytes"])
-        added = "" if row["added_bytes"] is None else _size(row["added_bytes"])
+        size = "" if row["size_bytes"] is None else size_text(row["size_bytes"])
+        added = "" if row["added_bytes"] is None else size_text(row["added_bytes"])
         lines.append(f"  {row['snapshot']:<40}{row['state']:<9}{row['started'][:19]:<22}{seconds:>8}{size:>11}"
                      f"{added:>11}")
         meta = SiteMeta.model_validate(row["holds"])

@@ -3,8 +3,7 @@
 One fs repository per site: PAPERSEARCH_BACKUP_REPOSITORY (default `<alias>_backups`) at
 PAPERSEARCH_BACKUP_LOCATION (default `<alias>`, a folder under the nodes' path.repo). Every snapshot that
 `papersearch-admin backup` takes carries SiteMeta, naming the site it belongs to, so that a snapshot of
-another site (or one taken by hand) is never restored by mistake. See DECISIONS.md "Backups: our own
-command, not SLM".
+another site (or one taken by hand) is never restored by mistake. See DECISIONS.md D-125.
 """
 
 from __future__ import annotations

@@ -9,22 +9,20 @@ once (WritesBlocked), naming the cause and the fix.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any
 
 from elasticsearch import ApiError, Elasticsearch
 
 from indexer.added_dates import carry_over
 from indexer.prepare import Chunk, Producer
+from indexer.progress import Progress
 from indexer.rejects import Reject, RejectsWriter
 
 # Two requests in flight: while Elasticsearch indexes one chunk it can index the other on the second
-# core, and the producer prepares more meanwhile (DECISIONS.md, "Indexer throughput: a producer
-# process feeding our own bulk sender").
+# core, and the producer prepares more meanwhile (DECISIONS.md D-011).
 BULK_THREADS = 2
 MAX_RETRIES, INITIAL_BACKOFF, MAX_BACKOFF = 5, 1.0, 30.0  # for 429s, as streaming_bulk's defaults here
 # Per document only what we count: status, created/updated, and the error of a failure.
@@ -69,32 +67,11 @@ class LoadStats:
                 f"rejected {self.rejected}, failed {self.failed}, {self.seconds:.1f}s ({self.rate:.0f} docs/s)")
 
 
-class _Progress:
-    """Bytes of input done (ETA from the file sizes), with counts; nothing at all when switched off."""
-
-    def __init__(self, total_bytes: int, enabled: bool) -> None:
-        self.bar: Any = None
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total_bytes, unit="B", unit_scale=True, desc="indexing", file=sys.stderr,
-                            dynamic_ncols=True, mininterval=0.5)
-
-    def update(self, position: int, stats: LoadStats) -> None:
-        if self.bar is not None and position > self.bar.n:
-            self.bar.set_postfix(indexed=stats.indexed, rejected=stats.rejected, failed=stats.failed, refresh=False)
-            self.bar.update(position - self.bar.n)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-
 class _Sender:
     """What each bulk thread runs: take a chunk, send it (retrying 429s), account for every document."""
 
     def __init__(self, client: Elasticsearch, index: str, producer: Producer, rejects: RejectsWriter,
-                 stats: LoadStats, progress: _Progress, dates_from: str | None = None) -> None:
+                 stats: LoadStats, progress: Progress, dates_from: str | None = None) -> None:
         self.client, self.index, self.producer, self.dates_from = client, index, producer, dates_from
         self.rejects, self.stats, self.progress = rejects, stats, progress
         self.lock = threading.Lock()
@@ -112,7 +89,8 @@ class _Sender:
                     carry_over(self.client, self.dates_from, chunk, self.producer.added)
                 self.send(chunk)
             with self.lock:
-                self.progress.update(chunk.position, self.stats)
+                self.progress.show(chunk.position, indexed=self.stats.indexed, rejected=self.stats.rejected,
+                                   failed=self.stats.failed)
 
     def send(self, chunk: Chunk) -> None:
         pending = list(range(len(chunk)))
@@ -170,7 +148,7 @@ def load(client: Elasticsearch, index: str, producer: Producer, rejects: Rejects
     that `dates_from` (an index or alias) already holds keeps its added date."""
     stats = LoadStats()
     started = time.monotonic()
-    bar = _Progress(producer.total_bytes, progress)
+    bar = Progress("indexing", progress, producer.total_bytes)
     sender = _Sender(client, index, producer, rejects, stats, bar, dates_from)
     try:
         with ThreadPoolExecutor(BULK_THREADS, thread_name_prefix="bulk") as pool:

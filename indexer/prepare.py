@@ -2,8 +2,8 @@
 
 Runs beside the bulk senders (indexer.loader): in a forked process when that is safe, so parsing
 uses the core Elasticsearch leaves free and starts before the index exists; else in a thread. Either
-way it hands over finished `Chunk`s through a bounded queue, so memory stays flat (DECISIONS.md,
-"Indexer throughput: a producer process feeding our own bulk sender").
+way it hands over finished `Chunk`s through a bounded queue, so memory stays flat (DECISIONS.md
+D-011).
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def fix_mmap_threshold(size: int = 128 * 1024) -> None:
     """Keep glibc's mmap threshold where it starts, so the chunks (megabytes each, of varying sizes)
     always come from and go back to the OS. By default glibc raises the threshold after the first such
     block is freed and serves the next ones from the heap, which they fragment: the loading process's
-    RSS crept up by 18 MB per 250k papers (DECISIONS.md, "Flat memory: a fixed mmap threshold").
+    RSS crept up by 18 MB per 250k papers (DECISIONS.md D-013).
     A no-op where there is no glibc."""
     try:
         mallopt = ctypes.CDLL(None).mallopt
@@ -218,7 +218,7 @@ class Producer:
         if self._proc is not None:
             # Only the child writes. Were the parent to keep its copy of the write end, a child stopped
             # mid-chunk (closed, or killed) would leave a reader waiting for the rest of the chunk for
-            # ever; without it, the reader sees the end of the pipe (DECISIONS.md "A build that hung").
+            # ever; without it, the reader sees the end of the pipe (DECISIONS.md D-084).
             mpq._writer.close()  # type: ignore[attr-defined]
 
     @property

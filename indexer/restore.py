@@ -14,7 +14,6 @@ the build lock, so no reindex moves the alias meanwhile.
 from __future__ import annotations
 
 import secrets
-import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from indexer import operations, versions
 from indexer.backup_repository import Backup, BackupError, Repository
 from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats
+from indexer.progress import Progress
 from indexer.querylog_merge import Merged, merge_day
 from papersearch import querylog_schema
 from papersearch.settings import Settings
@@ -107,34 +107,23 @@ def plan(client: Elasticsearch, snapshot: Backup, overwrite: bool) -> Plan:
     return Plan(snapshot, targets, [d for d in days if d not in existing], merge, taken if overwrite else [])
 
 
-class _Progress:
+class _Recovery:
     """Bytes recovered from the repository into the restored indices, while the restore requests run."""
 
     def __init__(self, client: Elasticsearch, indices: list[str], enabled: bool) -> None:
-        self.client, self.indices, self.bar = client, indices, None
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=0, unit="B", unit_scale=True, desc="restore", file=sys.stderr,
-                            dynamic_ncols=True, mininterval=0.5)
+        self.client, self.indices, self.bar = client, indices, Progress("restore", enabled)
 
     def poll(self) -> None:
-        if self.bar is None:
+        if self.bar.bar is None:
             return
         found = self.client.indices.recovery(index=",".join(self.indices), ignore_unavailable=True,
                                              allow_no_indices=True)
-        done = total = 0
-        for index in found.values():
-            for shard in index.get("shards", []):
-                size = shard["index"]["size"]
-                done += size.get("recovered_in_bytes", 0)
-                total += size.get("total_in_bytes", 0)
-        self.bar.total = total
-        self.bar.update(done - self.bar.n)
+        sizes = [shard["index"]["size"] for index in found.values() for shard in index.get("shards", [])]
+        self.bar.show(sum(s.get("recovered_in_bytes", 0) for s in sizes),
+                      sum(s.get("total_in_bytes", 0) for s in sizes))
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        self.bar.close()
 
 
 def _restore_requests(client: Elasticsearch, repo: Repository, p: Plan, replicas: int) -> list[dict[str, Any]]:
@@ -155,7 +144,7 @@ def _restore_requests(client: Elasticsearch, repo: Repository, p: Plan, replicas
     return out
 
 
-def _run(client: Elasticsearch, requests: list[dict[str, Any]], progress: _Progress) -> None:
+def _run(client: Elasticsearch, requests: list[dict[str, Any]], progress: _Recovery) -> None:
     """Send the restore requests one after another in a thread; show progress meanwhile."""
     failure: list[BaseException] = []
 
@@ -211,7 +200,7 @@ def restore(client: Elasticsearch, settings: Settings, name: str | None = None, 
         if p.replace:
             client.indices.delete(index=",".join(p.replace))
         created = [*p.versions.values(), *p.log_whole, *p.log_merge.values()]
-        bar = _Progress(client, created, progress)
+        bar = _Recovery(client, created, progress)
         try:
             _run(client, _restore_requests(client, repo, p, replicas), bar)
             bar.close()

@@ -40,7 +40,7 @@ def new_index_name(alias: str) -> str:
 def create(client: Elasticsearch, alias: str, profile: index_definition.Profile, shards: int = 1,
            replicas: int = 0) -> str:
     """A new empty version tuned for bulk loading: no refresh until finish(). Replicas from the start, so
-    that losing a node mid-build loses no acknowledged paper (DECISIONS.md, 2026-11-30)."""
+    that losing a node mid-build loses no acknowledged paper (DECISIONS.md D-041)."""
     name = new_index_name(alias)
     body = index_definition.index_body(profile, shards=shards, replicas=replicas)
     body["settings"]["refresh_interval"] = "-1"

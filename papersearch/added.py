@@ -2,7 +2,7 @@
 
 The indexer writes it into every document and carries an existing paper's date into each new write of it
 (a full reindex, an upsert by `add`), so feeds show what is new rather than what was rebuilt (DECISIONS.md
-"Added dates carried across reindexes"). Every stamp has the same width, so a date can be put into a
+D-070). Every stamp has the same width, so a date can be put into a
 serialised document in place.
 """
 

@@ -7,8 +7,7 @@ other punctuation as spaces: "Thomas Müller", "Thomas Muller" and "thomas  mül
 "Fei-Fei Li" is "fei fei li", "Ze'ev" is "zeev".
 CJK names stay as written, only their spaces removed: anyascii would make 张伟 "ZhangWei", one key with
 every Zhang Wei written in Latin letters, and 張偉 (traditional) is kept apart from 张伟, since the site
-cannot tell that two people who write their names differently are one. See DECISIONS.md "Author and
-topic pages".
+cannot tell that two people who write their names differently are one. See DECISIONS.md D-133.
 """
 
 from __future__ import annotations

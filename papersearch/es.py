@@ -40,7 +40,7 @@ def make_client(role: Role = "indexer", settings: Settings | None = None, **over
 def _retries(role: Role, nodes: int) -> dict:
     """The indexer waits out slow requests. The webapp's callers wait, so it retries once, on another
     node, and only when there is one: a dead node (refused) or a hung one (its timeout) then costs one
-    retry instead of a 503, and a slow cluster is not hit by a storm of retries (DECISIONS.md)."""
+    retry instead of a 503, and a slow cluster is not hit by a storm of retries (DECISIONS.md D-040)."""
     if role == "indexer":
         return {"retry_on_timeout": True, "max_retries": max(2, nodes - 1)}
     return {"retry_on_timeout": nodes > 1, "max_retries": 1 if nodes > 1 else 0}

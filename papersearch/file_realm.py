@@ -2,7 +2,7 @@
 
 The local node writes roles.yml next to its own tools' users files (papersearch/localnode/realm.py);
 the Docker stack's setup service writes all three into a volume the Elasticsearch containers read
-(papersearch/stack_setup.py, DECISIONS.md "The Docker stack's users in the file realm"). Password
+(papersearch/stack_setup.py, DECISIONS.md D-063). Password
 hashes are Elasticsearch's PBKDF2 format, `{PBKDF2}<iterations>$<salt>$<key>` (HMAC-SHA512, 32-byte
 salt and key, base64), so no Elasticsearch tool (a JVM per call) is needed to make them.
 """

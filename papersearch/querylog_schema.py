@@ -5,7 +5,7 @@ read and delete them (indexer/querylog_report.py). Both sides take every name fr
 
 One daily index per UTC day, `<base>-YYYY.MM.DD` (the base is PAPERSEARCH_QUERY_LOG_INDEX, default
 `papersearch-querylog`): pruning is deleting whole indices, since the distribution has no ILM.
-Documents never hold an IP address, a cookie or a user agent (see DECISIONS.md "Query log").
+Documents never hold an IP address, a cookie or a user agent (see DECISIONS.md D-028).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
     log = [querylog_schema.INDEX_PATTERN]
     return {
         # The webapp searches and reads index metadata (alias checks) and cluster health; it appends to the
-        # query log and creates its daily index (create_doc alone cannot: DECISIONS.md "Query log").
+        # query log and creates its daily index (create_doc alone cannot: DECISIONS.md D-028).
         READER_ROLE: {
             "cluster": ["monitor"],
             "indices": [{"names": papers, "privileges": ["read", "view_index_metadata"]},
@@ -64,7 +64,7 @@ def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
             "indices": [{"names": papers, "privileges": ["all"]},
                         {"names": log, "privileges": ["read", "delete_index"]}],
         },
-        # papersearch-admin backup, backups and restore (DECISIONS.md "Backup privileges"): snapshot and
+        # papersearch-admin backup, backups and restore (DECISIONS.md D-127): snapshot and
         # repository actions are cluster-wide, so only the ones the commands use, by action name; on its own
         # enough for the commands (checks, the alias switch, merging restored query-log entries by id).
         BACKUP_ROLE: {

@@ -3,7 +3,7 @@ its readable Unicode text (α, ×) for the formats and fields that carry plain t
 
 The one definition of a math span, shared by the indexer (the `math` search field: "α" finds `$\\alpha$`)
 and the webapp (MathML on pages, readable text in RIS, CSV, feeds and page metadata, math kept as math in
-BibTeX). Unicode text comes from pylatexenc (DECISIONS.md "TeX math: MathML on the server").
+BibTeX). Unicode text comes from pylatexenc (DECISIONS.md D-106).
 """
 
 from __future__ import annotations

@@ -54,7 +54,7 @@ def _traditional_to_simplified() -> opencc.OpenCC:
 
 def to_simplified(text: str) -> str:
     """Traditional Chinese characters as simplified ones (OpenCC's t2s), the rest unchanged: 深度學習 and 深度学习
-    are one query (DECISIONS.md "Ranking: what was typed stays the unit")."""
+    are one query (DECISIONS.md D-141)."""
     return _traditional_to_simplified().convert(text) if CJK_RUN.search(text) else text
 
 

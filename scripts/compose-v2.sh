@@ -5,7 +5,7 @@
 #     Go ≥ 1.24; measured cold, empty Go caches, 2 busy cores: about 11 minutes, ~500 MB of modules);
 #   - without Go (a fresh Debian 12 has none new enough): the binary of Debian's docker-compose package from
 #     $COMPOSE_DEBIAN_SUITE (Debian 12's own package is Compose 1.29, which cannot read our files:
-#     DECISIONS.md "Compose v2 on a fresh Debian 12"), fetched by apt with private lists, so apt checks
+#     DECISIONS.md D-067), fetched by apt with private lists, so apt checks
 #     the archive's signature and the machine's own package state is not touched; a few seconds.
 # The binary is kept in .local/bin/docker-compose and installed as the docker CLI plugin
 # ~/.docker/cli-plugins/docker-compose. Prints the compose command on its last line.

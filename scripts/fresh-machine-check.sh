@@ -36,7 +36,7 @@ packages=(python3 python3-venv make git curl ca-certificates)
 english="language models"
 chinese="大语言模型"
 app=http://127.0.0.1:8000
-repo=/root/papersearch  # as root in root's home: the case the README's "Tested on" describes
+repo=/root/papersearch  # as root in root's home: the case docs/testing.md's "Where it was tested" describes
 
 work=$(mktemp -d /tmp/papersearch-fresh.XXXXXX)
 containers=()

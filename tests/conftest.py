@@ -34,6 +34,12 @@ from support import (
 from papersearch import credentials
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Tests marked `destructive` (a frozen, restarted or killed node, a lost disk) run after every other test,
+    in the order they were collected, so no test meets a node they left cold."""
+    items.sort(key=lambda item: item.get_closest_marker("destructive") is not None)  # stable: the order is kept
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The failover tests' 3-node cluster and the disaster tests' node start now, in the background, so that
     their JVMs' start-up overlaps the rest of the suite instead of adding to it."""
@@ -85,7 +91,7 @@ def cluster() -> Iterator[Cluster]:
     from papersearch.localnode.node import LocalNode
 
     # `make test` has started the local node already: a container would be a second node for nothing (a
-    # minute or more of start-up; DECISIONS.md "The test session's node when Docker answers").
+    # minute or more of start-up; DECISIONS.md D-069).
     image, why_not = (None, "it is running already (make test starts it)") if LocalNode().pid() \
         else _container_image()
     if image:

@@ -119,7 +119,7 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
 
 def wait_for(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.2) -> object:
     """Poll `condition` until it returns something true, and return that; `timeout` is a ceiling that only
-    catches a hang (DECISIONS.md "A suite that does not race the clock")."""
+    catches a hang (DECISIONS.md D-130)."""
     deadline = time.monotonic() + timeout
     while not (found := condition()):
         if time.monotonic() > deadline:
@@ -217,7 +217,7 @@ def gunicorn(cluster: Cluster, alias: str, log_path: Path, workers: int, rate_li
 # --- local instances of their own, started in the background when the session begins -----------------------------
 
 FAILOVER_INSTANCE = "failover"  # the failover tests' 3-node cluster
-DISASTER_INSTANCE = "disaster"  # the backup tests' node whose disk is lost (test_zz_backup_disaster.py)
+DISASTER_INSTANCE = "disaster"  # the backup tests' node whose disk is lost (test_backup_disaster.py)
 _background_starts: dict[str, subprocess.Popen] = {}
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-REQUEST_TIMEOUT = 2.0  # seconds; see DECISIONS.md "2 s Elasticsearch timeout in the webapp"
+REQUEST_TIMEOUT = 2.0  # seconds; see DECISIONS.md D-019
 QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the background)
 
 

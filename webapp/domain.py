@@ -173,7 +173,7 @@ class SearchResult(BaseModel):
     params: SearchParams
     total: int
     # False: at least `total` papers (an index above large_index.above papers counts up to
-    # max_result_window: "10,000+"; see DECISIONS.md "Search cost: facets of huge result sets").
+    # max_result_window: "10,000+"; see DECISIONS.md D-102).
     total_is_exact: bool = True
     took_ms: int
     hits: list[Hit]

@@ -4,7 +4,7 @@ The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one mov
 IP over every page and API route, each request weighed by its cost (WEIGHTS: an export, a sitemap or a feed
 counts as the searches it makes); static files and the health probes are exempt. Counts live in
 PAPERSEARCH_RATE_LIMIT_STORAGE: `memory://` counts per gunicorn worker, `redis://host:6379` once for all
-workers and hosts (see DECISIONS.md "Rate limiting with Flask-Limiter"). Behind a reverse proxy set
+workers and hosts (see DECISIONS.md D-024). Behind a reverse proxy set
 PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
 """
 
@@ -48,7 +48,7 @@ HEADERS = {
 
 
 # What one request of a route costs in the limit, in searches: a list route does the work of many (DECISIONS.md
-# "The limiter weighs requests by their cost"). An export weighs in proportion to the papers it asks for.
+# D-123). An export weighs in proportion to the papers it asks for.
 WEIGHTS = {"exports.export": 40, "crawlers.sitemap_xml": 40, "crawlers.sitemap_file": 40, "feeds.feed": 4}
 EXPORT_ENDPOINT = "exports.export"
 

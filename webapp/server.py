@@ -3,11 +3,11 @@
 - a request is read whole in the worker's main loop, without blocking, before a thread takes it: a client
   that trickles its head or its body costs a buffer, never one of the worker's few threads, and is answered
   408 and closed when its head has not come within HEAD_TIMEOUT or its body within BODY_TIMEOUT after the
-  head (DECISIONS.md "Slow clients: requests read before a thread takes them");
+  head (DECISIONS.md D-119);
 - a request line over `limit_request_line` is answered with our JSON error (414, code "uri_too_long")
   instead of gunicorn's HTML page, as the OpenAPI document says. gunicorn refuses such a request before the
-  app sees it, without parsing the path, so the answer cannot depend on the path (DECISIONS.md "Over-long
-  URLs"). Heads over MAX_HEAD (431), bodies over MAX_BODY (413) or of unknown length (411) get the same kind
+  app sees it, without parsing the path, so the answer cannot depend on the path (DECISIONS.md D-026). Heads over
+  MAX_HEAD (431), bodies over MAX_BODY (413) or of unknown length (411) get the same kind
   of JSON error from the main loop.
 
 Only plain HTTP/1.x is read ahead (TLS and HTTP/2 are left to gthread as it is): TLS ends at a reverse proxy.

@@ -3,7 +3,7 @@ request's Host header, and a request whose Host is not one of the site's names i
 
 A Host header is the client's to choose: before, `Host: evil.example` put `http://evil.example/…` into the
 OpenSearch description, robots.txt, the sitemaps, the feeds and redirects, which a shared cache in front then
-served to everyone (DECISIONS.md "One public address, the site's own names"). The names are Flask's
+served to everyone (DECISIONS.md D-115). The names are Flask's
 TRUSTED_HOSTS (werkzeug compares them without the port): the public URL's host and PAPERSEARCH_ALLOWED_HOSTS.
 """
 

@@ -5,7 +5,7 @@ Exempt are the catch-alls ("Everything Else", ICLR 2024's "Other Representation 
 Machine Learning Techniques") and names too generic to tag papers by ("Theory" 理论, "Applications" 应用,
 "Evaluation" 评估, "Algorithms" 算法, "Physics" 物理学 would tag nearly every paper); a Chinese query for them
 still finds their papers through the topic labels every paper carries (topic_labels_zh). See
-DECISIONS.md "Glossary covers the taxonomy".
+DECISIONS.md D-036.
 """
 
 from __future__ import annotations

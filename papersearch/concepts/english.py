@@ -4,7 +4,7 @@ Text is compared word by word: lowercased, diacritics off, every character other
 letter or digit a separator — so "self-supervised" is "self supervised", and a form can only match
 whole words ("GAN" is never found in "organ"). Rather than stemming every word of every paper, each
 form is expanded once into the spellings that mean the same (plural or singular head noun, the
-hyphen-joined spelling): see DECISIONS.md "Concept matching".
+hyphen-joined spelling): see DECISIONS.md D-034.
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def _latin(text: str) -> str:
 def _latin_run(error: UnicodeError) -> tuple[str, int]:
     """The encoder's error handler: `_latin` of one run of non-ASCII characters. In mostly English
     text this is a few calls per paper (curly quotes, dashes), where one regular expression over the
-    whole text cost more than the concept search itself (DECISIONS.md "Concept tagging cost")."""
+    whole text cost more than the concept search itself (DECISIONS.md D-035)."""
     assert isinstance(error, UnicodeEncodeError)
     run = error.object[error.start:error.end]
     out = _RUNS.get(run)

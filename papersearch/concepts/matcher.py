@@ -1,7 +1,7 @@
 """Find glossary concepts in text: at index time in a paper, at query time in what was typed.
 
-Two Aho-Corasick automata (daachorse's double arrays, leftmost-longest; see DECISIONS.md "Concept
-matching" and "Concept tagging cost"): English forms are searched as whole words in the text reduced
+Two Aho-Corasick automata (daachorse's double arrays, leftmost-longest; see DECISIONS.md D-034, D-035): English forms
+are searched as whole words in the text reduced
 to Latin letters, digits and spaces, title-cased (english.haystack, english.searched: "GAN" is never
 found in "organ"), Chinese forms in the text itself. Where matches overlap the leftmost, then the
 longest wins: "graph neural networks" is graph_neural_network, not also neural_network; "图神经网络"
@@ -59,7 +59,7 @@ def _latin_edge(ch: str) -> bool:
 class _Automaton:
     """Leftmost-longest matching of many patterns (str, or bytes for ASCII); each carries a value.
     Without daachorse's prefilter: our haystacks have a candidate start every few bytes, where it
-    only cost time (measured in DECISIONS.md "Concept tagging cost")."""
+    only cost time (measured in DECISIONS.md D-035)."""
 
     def __init__(self, patterns: dict, kind: type = daachorse.CharwiseDoubleArrayAhoCorasick) -> None:
         self.values = list(patterns.values())

@@ -73,8 +73,7 @@ class NodeConfig(BaseSettings):
 
     def search_threads_for(self, nodes: int) -> int:
         """One search at a time per core: searches here are CPU-bound, and Elasticsearch's default (1.5 ×
-        cores + 1) makes long ones share cores and overrun the webapp's budget (DECISIONS.md "Search cost:
-        search threads = cores")."""
+        cores + 1) makes long ones share cores and overrun the webapp's budget (DECISIONS.md D-104)."""
         return self.search_threads or max(1, len(os.sched_getaffinity(0)) // nodes)
 
     @property

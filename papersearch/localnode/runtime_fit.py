@@ -5,8 +5,7 @@ Elasticsearch 9.5 expects a full JDK. On a runtime without some modules it stops
   uses either (checked in every jar of 9.5.4), so its descriptor gets a copy without those two;
 - config/jvm.options adds jdk.incubator.vector, which Lucene only uses to be faster; the line is
   commented out, and Lucene logs that it uses its scalar code.
-On a full JDK the distribution is put back as shipped. Why and at what cost: DECISIONS.md "Java on a
-machine without Java 21".
+On a full JDK the distribution is put back as shipped. Why and at what cost: DECISIONS.md D-059.
 """
 
 from __future__ import annotations
@@ -97,4 +96,4 @@ def fit(es_home: Path, java: Java) -> None:
     if changes:
         absent = sorted(dropped | ({VECTOR_MODULE} if not has_vector else set()))
         say(f"this Java has no {', '.join(absent)}: Elasticsearch runs with {' and '.join(changes)} "
-            f'(DECISIONS.md "Java on a machine without Java 21")')
+            f'(DECISIONS.md D-059)')

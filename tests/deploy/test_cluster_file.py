@@ -7,7 +7,7 @@ allow, the cluster forms, setup writes the file realm for every node, and a rest
 without cluster.initial_master_nodes. Where they do not, the test checks what docs/operations.md
 promises then — every node refuses to start, naming the limit — and says plainly why the cluster part
 did not run. The failover behaviour itself is tested on the local 3-node cluster
-(tests/integration/test_zz_failover.py).
+(tests/integration/test_failover.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Helpers of the backup tests (test_backups.py, test_zz_backup_disaster.py): what a site holds, read back in
+"""Helpers of the backup tests (test_backups.py, test_backup_disaster.py): what a site holds, read back in
 full so that a restore can be compared with it, and the repository's clean-up."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What the fault tests (test_zz_faults.py) share: the admin as a subprocess (held after its first chunk when
+"""What the fault tests (test_faults.py) share: the admin as a subprocess (held after its first chunk when
 the test puts a fault in place), waiting on a build that may be stuck, and bringing a restarted node back
 to speed."""
 

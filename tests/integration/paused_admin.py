@@ -1,8 +1,7 @@
 """papersearch-admin held at a point a fault test chooses: right after Elasticsearch has answered the build's
 first bulk request, the process stops itself (SIGSTOP, as a suspended host would be) and goes on when the
 test resumes it (SIGCONT). The test waits for that stopped state, puts its fault in place and resumes, so
-the fault lands in the middle of the build whatever the machine's speed (DECISIONS.md "A suite that does
-not race the clock").
+the fault lands in the middle of the build whatever the machine's speed (DECISIONS.md D-130).
 
     python tests/integration/paused_admin.py ARGS…   (papersearch-admin's own arguments)
 

@@ -4,7 +4,7 @@ on), with every check and every phase, the stateful one included (schemathesis.t
 Any finding fails the test; its output names the failing request and the seed. The seed is new on every run
 (printed; PAPERSEARCH_SCHEMATHESIS_SEED replays one), so each run explores other requests. Why these
 settings — what it took to find the page-number overflow on the unfixed code — is in DECISIONS.md
-"Schemathesis in the suite: every phase, a new seed each run".
+D-079.
 
 A scripted visitor searches on the page before the fuzzing starts: afterwards `papersearch-admin report` still
 shows the visitor's searches as the top queries and the visitor's clicks only — the fuzzer's thousands of API

@@ -2,7 +2,7 @@
 
 Each test is a site of its own (a fresh alias and query-log base) with its own repository, all of which are
 deleted afterwards. What needs a node whose disk is lost, or a repository folder to damage, is in
-test_zz_backup_disaster.py, on a node of its own.
+test_backup_disaster.py, on a node of its own.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A large index's results pages against the real node: the hits with a total counted as far as pages go,
 the facets in a request of their own, estimated from a random sample for a search that matches more papers
-than can be paged through (config large_index; DECISIONS.md "Search cost: facets of huge result sets").
+than can be paged through (config large_index; DECISIONS.md D-102).
 
 The shipped sample stands in for a large index: the service is given thresholds a few dozen papers cross.
 """

@@ -252,7 +252,7 @@ def _listening_sockets() -> list[tuple[str, int]]:
 
 def test_node_runs_one_search_at_a_time_per_core(local_node: LocalNode) -> None:
     """config/node.toml search_threads 0: the search pool has the node's share of the cores (DECISIONS.md
-    "Search cost: search threads = cores")."""
+    D-104)."""
     creds = json.loads(credentials_file().read_text())
     admin = Elasticsearch(local_node.url(), basic_auth=("elastic", creds["elastic"]), request_timeout=10)
     pools = admin.nodes.info(metric="thread_pool")["nodes"]

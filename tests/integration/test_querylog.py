@@ -107,8 +107,8 @@ def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias
 
 
 def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(cluster, base, admin):
-    """Reading (report), deleting days (prune), appending (restore merges entries: DECISIONS.md "Backup
-    privileges"); never rewriting an entry or making a day's index by hand."""
+    """Reading (report), deleting days (prune), appending (restore merges entries: DECISIONS.md D-127); never
+    rewriting an entry or making a day's index by hand."""
     indexer = cluster.client("indexer")
     index = f"{base}-2026.01.02"
     write(cluster, base, [search_event(datetime(2026, 1, 2, 8, tzinfo=UTC), "x", 1)])

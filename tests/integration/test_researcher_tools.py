@@ -360,7 +360,7 @@ def test_openapi_lists_the_new_routes_with_maxima(client):
 
 
 def test_absolute_urls_are_the_public_address_behind_a_proxy_or_not(cluster, tools_alias, client):
-    """PAPERSEARCH_PUBLIC_URL alone (DECISIONS.md "One public address, the site's own names"): not the scheme a
+    """PAPERSEARCH_PUBLIC_URL alone (DECISIONS.md D-115): not the scheme a
     proxy forwards, trusted or not."""
     behind = create_app(cluster.settings(tools_alias, PAPERSEARCH_TRUSTED_PROXIES="1",
                                          PAPERSEARCH_PUBLIC_URL="https://papers.example.org"),

@@ -1,5 +1,5 @@
 """Clients on one node or several: which nodes, and how a failed request is retried (the behaviour itself is
-exercised against a real 3-node cluster in tests/integration/test_zz_failover.py)."""
+exercised against a real 3-node cluster in tests/integration/test_failover.py)."""
 
 from __future__ import annotations
 

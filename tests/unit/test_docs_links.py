@@ -5,6 +5,7 @@ name no path outside it (a colleague's notes, the machine's shared folders)."""
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -35,3 +36,22 @@ def test_decisions_and_docs_name_no_path_outside_the_repository(path: Path) -> N
     found = MACHINE_PATH.findall(text) + [p for p in RELATIVE_PATH.findall(text)
                                           if not (path.parent / p).resolve().is_relative_to(ROOT)]
     assert not found, f"{path.name} names paths outside the repository: {found}"
+
+
+def test_the_readme_begins_with_its_two_commands() -> None:
+    """The README's first lines are the two commands that work on a fresh machine (the fresh-machine check runs
+    the first line of its first sh block)."""
+    lines = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()
+    assert lines[:6] == ["# papersearch", "", "```sh", "make serve", "make test", "```"]
+
+
+def test_the_readme_layout_names_only_what_exists() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    layout = text[text.index("## Layout"):text.index("\n## ", text.index("## Layout") + 1)]
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    files = {Path(p).name for p in tracked}
+    folders = {part for p in tracked for part in Path(p).parent.parts}
+    named = set(re.findall(r"(?<![\w*./-])([\w.-]+\.(?:py|json|tsv|toml))\b", layout))
+    missing = sorted(n for n in named if n not in files)
+    missing += sorted(d for d in re.findall(r"(?<![\w./*-])([\w-]+)/(?![\w])", layout) if d not in folders)
+    assert not missing, f"README.md's layout names what the repository does not hold: {missing}"

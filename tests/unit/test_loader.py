@@ -2,15 +2,14 @@
 the rejects file with file, line and id; progress only when asked for. (The requests themselves are
 tested against the real node in tests/integration/test_indexer_loading.py.)"""
 
-import io
 import json
 
 import pytest
 
-from indexer import loader
-from indexer.loader import LoadStats, _Progress, _Sender
+from indexer.loader import LoadStats, _Sender
 from indexer.models import Paper
 from indexer.prepare import Chunk
+from indexer.progress import Progress
 from indexer.rejects import RejectsWriter
 
 
@@ -25,7 +24,7 @@ def chunk_of(n: int) -> Chunk:
 def test_each_document_is_counted_retried_or_reported(tmp_path) -> None:
     stats = LoadStats()
     with RejectsWriter(tmp_path / "rejects.jsonl") as rejects:
-        sender = _Sender(None, "idx", None, rejects, stats, _Progress(0, enabled=False))  # type: ignore[arg-type]
+        sender = _Sender(None, "idx", None, rejects, stats, Progress("indexing", enabled=False))  # type: ignore[arg-type]
         chunk = chunk_of(4)
         items = [
             {"index": {"status": 201, "result": "created"}},
@@ -48,22 +47,9 @@ def test_each_document_is_counted_retried_or_reported(tmp_path) -> None:
 
 
 def test_a_response_that_does_not_match_the_chunk_fails_loudly() -> None:
-    sender = _Sender(None, "idx", None, RejectsWriter(None), LoadStats(), _Progress(0, enabled=False))  # type: ignore[arg-type]
+    sender = _Sender(None, "idx", None, RejectsWriter(None), LoadStats(), Progress("indexing", enabled=False))  # type: ignore[arg-type]
     with pytest.raises(ValueError):
         sender.account(chunk_of(2), [0, 1], [{"index": {"status": 201}}], retry_429=True)
-
-
-def test_progress_is_bytes_with_counts_and_nothing_when_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    off = _Progress(1000, enabled=False)
-    off.update(500, LoadStats())
-    assert off.bar is None
-    out = io.StringIO()
-    monkeypatch.setattr(loader.sys, "stderr", out)
-    on = _Progress(2_000_000, enabled=True)
-    on.update(1_000_000, LoadStats(indexed=900, rejected=3))
-    on.close()
-    text = out.getvalue()
-    assert "1.00M/2.00M" in text and "indexed=900" in text and "rejected=3" in text
 
 
 def test_a_chunk_takes_another_added_date_in_place() -> None:

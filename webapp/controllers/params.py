@@ -2,12 +2,12 @@
 
 The argument models are built from config/index.json when the app starts (`RequestArgs(config)`); the
 same models generate the OpenAPI parameters (webapp/openapi.py), so the document declares exactly what
-is validated (see DECISIONS.md "OpenAPI generated from the pydantic models"). Limits apply to the values
+is validated (see DECISIONS.md D-025). Limits apply to the values
 as sent; whitespace is collapsed afterwards. An empty value (`?page=`) is the same as leaving the
 parameter out; a parameter that is not repeatable may be given once.
 
-Every number that comes in has a range, declared once (DECISIONS.md "Bounds on every number that comes
-in"). A route of its own declares its arguments as a model on `Args` with integers from `bounded()`,
+Every number that comes in has a range, declared once (DECISIONS.md D-078). A route of its own declares its arguments
+as a model on `Args` with integers from `bounded()`,
 documents them with `openapi.query_parameters(model)` and parses them with `RequestArgs.validate`: the
 document then shows the minimum and maximum, and a value outside them is a 400 (JSON under /api, the
 error page elsewhere) naming the parameter and the range, never a 500.
@@ -31,7 +31,7 @@ from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
 # page (facets, chips, pagination), so the page grows with the square of their number: at 50 per parameter a
-# 4.9 KB URL bought 2.72 MB of HTML (DECISIONS.md "What one page echoes back").
+# 4.9 KB URL bought 2.72 MB of HTML (DECISIONS.md D-124).
 MAX_FILTER_VALUES = 10
 MAX_FILTER_LENGTH = 300
 # "Area > Subarea": something on both sides of the first separator. "Something" is not blank in Python's

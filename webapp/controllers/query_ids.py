@@ -10,8 +10,8 @@ into .local/; papersearch/credentials.py):
 
 A click is accepted only with a token whose signature holds, issued less than MAX_AGE ago, at a position from
 first to last, for the paper the search showed there (its mark: a keyed hash of query id, position and paper
-id, MARK_CHARS characters each); anything else is refused (DECISIONS.md "Clicks only for searches the site
-served", "Click beacons: once each, for what was shown, for a day").
+id, MARK_CHARS characters each); anything else is refused (DECISIONS.md D-080,
+D-120).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Conditional GET for what readers poll (the Atom feed, the OpenSearch description): an ETag that is a digest
 of the body, Last-Modified when the content has a date, and 304 Not Modified for a matching If-None-Match or a
 not-older If-Modified-Since (werkzeug's make_conditional), so a feed reader that polls every few minutes
-downloads a feed only when it changed (DECISIONS.md "Feeds answer 304"). Cache-Control is webapp/caching.py's,
+downloads a feed only when it changed (DECISIONS.md D-111). Cache-Control is webapp/caching.py's,
 as for every route."""
 
 from __future__ import annotations

@@ -3,8 +3,7 @@ a link to its page on this site, and the date it was added to the index as `publ
 are plain (`type="text"`), TeX formulas as readable Unicode; an untitled paper's entry title (Atom requires
 one) says that it is untitled before the abstract's start, so no reader takes it for the paper's title.
 
-Written with the standard library's ElementTree, which escapes every value (DECISIONS.md "Feeds, OpenSearch
-and sitemaps with ElementTree").
+Written with the standard library's ElementTree, which escapes every value (DECISIONS.md D-074).
 """
 
 from __future__ import annotations

@@ -4,8 +4,7 @@
 Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped, so
 a title like "Q&A at 50% cost_{fast}" prints as written, while TeX formulas (`$\\alpha$`) pass through as
 math. In the title, words a style must not lowercase (acronyms, mixed case, formulas: "VAE", "ImageNet",
-"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. See DECISIONS.md "Citation
-export" and "TeX math: MathML on the server".
+"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. See DECISIONS.md D-051, D-106.
 """
 
 from __future__ import annotations

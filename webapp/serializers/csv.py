@@ -1,7 +1,7 @@
 """A list of papers as CSV (RFC 4180: CRLF, quoted where needed), one row per paper, for spreadsheets.
 
 UTF-8 with a byte-order mark, so Excel opens Chinese text as such; a cell that a spreadsheet would run as
-a formula (=, +, -, @ first) gets a leading apostrophe (DECISIONS.md "Exporting a result list"). TeX
+a formula (=, +, -, @ first) gets a leading apostrophe (DECISIONS.md D-072). TeX
 formulas are readable Unicode; an untitled record's title cells are empty.
 """
 

@@ -1,7 +1,6 @@
 """Domain objects → the JSON bodies of the API, and the one JSON encoder of the app. The bodies are pydantic
 models, so the OpenAPI document (webapp/openapi.py) is generated from exactly what is sent; they are
-encoded with orjson (Flask's JSON provider, set by create_app; see DECISIONS.md "orjson for the API's
-responses")."""
+encoded with orjson (Flask's JSON provider, set by create_app; see DECISIONS.md D-055)."""
 
 from __future__ import annotations
 
@@ -34,7 +33,7 @@ class Paper(BaseModel):
 class ErrorDetail(BaseModel):
     status: int
     code: str
-    message: str  # always English, stable for clients (see DECISIONS.md "API errors in English")
+    message: str  # always English, stable for clients (see DECISIONS.md D-021)
 
 
 class Error(BaseModel):

@@ -1,7 +1,7 @@
 """Whether one name plainly covers several people: its papers fall apart into groups that share no co-author
 and no topic area (two papers are together when they have a co-author or the area in common, and so is
 everything linked to them). Two or more groups of at least `min_papers` papers each: several people. The page
-says so and shows the groups; it never splits the name's papers (DECISIONS.md "Author and topic pages").
+says so and shows the groups; it never splits the name's papers (DECISIONS.md D-134).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ closeness, field clauses and exclusions (the words together, with their concepts
 
 Called by render.py and text_clauses.py, which puts them together as a plan (plan.py) says; every number here comes from
 config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
-intervals / term queries, never query_string (DECISIONS.md "User text never becomes query syntax").
+intervals / term queries, never query_string (DECISIONS.md D-018).
 """
 
 from __future__ import annotations
@@ -47,16 +47,16 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
     paper's topic labels (topic_lift, beside it); with its typo fallback on `typos` fields.
 
     cross_fields blends each token's document frequency over the fields of one analyzer, so a word is as common
-    in the short author fields as it is in the abstracts (DECISIONS.md "Words scored across fields"). A topic
+    in the short author fields as it is in the abstracts (DECISIONS.md D-046). A topic
     label is the same for every paper of the topic: a match there adds a constant (topic_boost) beside the
     word's score in the paper's own text, so the topic's papers come first and their own words order them
-    (DECISIONS.md "Ranking: topic labels lift, never order").
+    (DECISIONS.md D-088).
 
     A word is matched in its own script's fields as typed; a Latin word in the Chinese fields (an English term
     inside a Chinese abstract, rare there and so scored high) at other_script_weight; a Chinese run in the
     Latin-script fields (where it is single characters: Chinese author keywords) only as the run, in order.
     `unit`: a Chinese run that is one concept, matched as the run everywhere, not as its words apart (图神经网络
-    is not 图 … 神经网络; DECISIONS.md "Ranking: what was typed stays the unit").
+    is not 图 … 神经网络; DECISIONS.md D-141).
     """
     topics = set(config["field_aliases"]["topic"])
     fields = {f: b for f, b in config["query_fields"].items() if f not in topics}
@@ -139,7 +139,7 @@ def phrase_clauses(phrases: list[str], config: dict) -> list[Query]:
 
 def proximity_boost(terms: list[str], config: dict, names: tuple[str, ...] = ()) -> Query | None:
     """Rank documents where the words appear close together (as typed) above scattered matches; for
-    longer queries also each pair of neighbouring words (see DECISIONS.md "Proximity for long queries"); and
+    longer queries also each pair of neighbouring words (see DECISIONS.md D-047); and
     each concept's name in the other language, as if it had been typed (Page.close_names)."""
     slop = config.get("phrase_slop", 0)
     phrases = [_weighted(phrase_clause(n, config["phrase_fields"], slop=slop), name_weight(n, config)) for n in names]

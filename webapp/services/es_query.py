@@ -1,7 +1,7 @@
 """The shape of an Elasticsearch query, and the few compound queries the renderer builds from clauses.
 
 Plain dicts, as the client sends them: the client's DSL objects would be built and turned back into
-dicts on every search for the same body (DECISIONS.md "Search plan: dict helpers, not the client's DSL").
+dicts on every search for the same body (DECISIONS.md D-095).
 Only webapp/services/render.py, clauses.py and facet_queries.py write Elasticsearch syntax.
 """
 

@@ -1,6 +1,6 @@
 """Cross-lingual query expansion: the glossary concepts recognised in what was typed, and the forms
 to search for each in both languages (the plan's Concept, rendered by text_clauses.concept_query and text_query;
-DECISIONS.md "Cross-lingual search")."""
+DECISIONS.md D-033)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ class Expansion:
     zh: tuple[str, ...]  # Chinese forms searched besides what was typed
     shown: tuple[str, ...]  # the names the page says were also searched
     # The concept's name in the language it was not typed in, scored as that language's typed words are (one
-    # of en/zh; the other ""): DECISIONS.md "Ranking: a concept's name scores as typed words".
+    # of en/zh; the other ""): DECISIONS.md D-140.
     en_words: str = ""
     zh_words: str = ""
 

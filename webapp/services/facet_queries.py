@@ -1,7 +1,7 @@
 """Facet filters and aggregations, driven by the "facets" of config/index.json.
 
 Facets are disjunctive: filters go into post_filter and each facet is counted under every other
-facet's filter but not its own (see DECISIONS.md "Disjunctive facets via post_filter").
+facet's filter but not its own (see DECISIONS.md D-017).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Taxonomy.label_zh folds the names it is given (Unicode normalisation, case, punctuation) before looking
 them up; a results page asks for every topic of its facet and of each hit, ~70 look-ups, the same few
-hundred names every time (see DECISIONS.md "Web layer: per-process look-ups, orjson, lean models").
+hundred names every time (see DECISIONS.md D-056).
 """
 
 from __future__ import annotations

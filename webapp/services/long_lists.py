@@ -4,7 +4,7 @@
   the largest page size, one request after another, so an export holds exactly the papers the pages show.
 - `paper_entries`: every paper id in id order with the day it was added, with search_after on the `id`
   keyword field: no point in time to open or close, so the web identity needs nothing beyond `read`
-  (DECISIONS.md "Sitemaps streamed with search_after"); the date comes from doc values, not `_source`.
+  (DECISIONS.md D-073); the date comes from doc values, not `_source`.
 
 Each returns once its first request has answered (so a failure is a clean 503 before anything is sent) and
 hands out the rest lazily.

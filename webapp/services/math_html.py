@@ -5,7 +5,7 @@ is (it copies `\\text{<b>}` through verbatim): it is parsed, and only MathML ele
 allow-list are written back, every text escaped; a formula that does not convert or parse stays as its
 escaped TeX. A highlight fragment (escaped text with our <mark> tags) is turned back into text and marks,
 cut formulas are completed from the field's text, and a formula with a marked character is marked whole,
-so a <mark> never lands inside MathML. See DECISIONS.md "TeX math: MathML on the server".
+so a <mark> never lands inside MathML. See DECISIONS.md D-106.
 """
 
 from __future__ import annotations

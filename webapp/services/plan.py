@@ -2,7 +2,7 @@
 which words, and what each answer decides next. Plain data, no Elasticsearch syntax: render.py writes the
 bodies, search.py sends them and reads the answers back into the numbers this module decides on.
 
-A search is at most three rounds (DECISIONS.md "Relaxation ladder", "Search cost: …"):
+A search is at most three rounds (DECISIONS.md D-044, D-092, D-100):
 1. the words as typed (`Page`, tier "as_typed"), with a count of the papers the words alone find when concepts
    let papers of the other language in (`Count`); on a core index also the spelling check (`Spelling`);
 2. when those words find fewer than relaxation.below papers: the spelling check, if not sent yet;
@@ -61,7 +61,7 @@ class Search:
     @property
     def core(self) -> bool:
         """A core index has no stemming or folding: typo tolerance everywhere from the first request, and the
-        spelling check with it (DECISIONS.md "Search cost: the spelling check only when it can help")."""
+        spelling check with it (DECISIONS.md D-100)."""
         return self.live.profile == "core"
 
     @property
@@ -170,7 +170,7 @@ class Search:
     # --- the words ------------------------------------------------------------------------------------
 
     def text(self, fuzzy: Fuzzy = True, relaxed: bool = False, other_language: bool = True) -> Text | None:
-        """The words with the concepts recognised among them (see DECISIONS.md "Cross-lingual search"): every
+        """The words with the concepts recognised among them (see DECISIONS.md D-033): every
         typed word stays one clause, so "most words must match" counts as before; a word that is part of a
         concept may also be matched by the concept, each of the concept's words carrying an equal share of
         its weight; concepts inside a longer Chinese term give that term a second way to match. Papers
@@ -235,7 +235,7 @@ class Search:
     def typo_words(self, unknown: frozenset[str]) -> frozenset[str]:
         """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
         matching costs several times an exact word, so known words go without it (DECISIONS.md
-        "Relaxation ladder")."""
+        D-044)."""
         return frozenset(t.casefold() for t in self.parsed.terms if t.casefold() in unknown and self.typos(t, True))
 
     def can_relax(self, has_typo_fallback: bool) -> bool:

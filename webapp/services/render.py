@@ -64,7 +64,7 @@ def _page(page: Page, config: dict) -> Query:
         out["post_filter"] = post
     if rescored:
         # Closeness only reorders: rewarded on the first results alone, by score (Elasticsearch takes no
-        # sort beside a rescore). See DECISIONS.md "Search cost: closeness rescores the first results".
+        # sort beside a rescore). See DECISIONS.md D-098.
         settings = config["rescore"]
         del out["sort"]
         out["rescore"] = {"window_size": rescored, "query": {
@@ -89,7 +89,7 @@ def _hits_only(page: Page, config: dict) -> Query:
 def _all_words_first(query: Query, page: Page, config: dict) -> Query:
     """The relaxed query with a constant bonus for papers that have every word: they come first, in their own
     order, then (all_words_typos) the papers with every word once typos are forgiven, and the partial matches
-    follow in theirs (DECISIONS.md "Relaxation ladder")."""
+    follow in theirs (DECISIONS.md D-044)."""
     settings = config["relaxation"]
     tiers = [(page.all_words, "all_words_boost", ALL_WORDS_QUERY),
              (page.all_words_typos, "all_words_typos_boost", ALL_WORDS_TYPOS_QUERY)]
@@ -154,9 +154,8 @@ def scoring_query(page: Page, config: dict, fuzzy: bool = True, closeness: bool 
 def highlight_query(hl: Highlight, config: dict) -> Query:
     """What the page marks: any of the words, the phrases and field clauses, and the concepts' other forms,
     each on the highlighted fields only. Not the search itself: its typo fallbacks would mark look-alikes
-    (DECISIONS.md "Highlight without the typo fallback"), and its cross-field, concept and closeness clauses
-    cost several times the whole search to highlight while marking the same words (DECISIONS.md "Search
-    cost: a lean highlight query")."""
+    (DECISIONS.md D-015), and its cross-field, concept and closeness clauses
+    cost several times the whole search to highlight while marking the same words (DECISIONS.md D-101)."""
     fields = highlighted_fields(config)
     authors = set(config["field_aliases"]["author"])
     should: list[Query] = []

@@ -57,8 +57,7 @@ class SearchService(PaperLookups):
                  budget: float | None = None) -> None:
         self.client = client
         # Seconds for all of one search's requests together (None: each request has the client's timeout), so
-        # a slow or frozen cluster costs a visitor one budget, not one per round trip (DECISIONS.md "Search
-        # cost: one time budget per search").
+        # a slow or frozen cluster costs a visitor one budget, not one per round trip (DECISIONS.md D-103).
         self.budget = budget
         self.alias = alias
         self.config = config or index_definition.search_config()

@@ -101,7 +101,7 @@ class Page:
     @property
     def cacheable(self) -> bool:
         """No words, only filters (the browse page, a topic's page): the same request for everyone, worth
-        Elasticsearch's shard request cache (DECISIONS.md "Search cost: facets of huge result sets")."""
+        Elasticsearch's shard request cache (DECISIONS.md D-102)."""
         return not (self.text or self.phrases or self.fields or self.excluded)
 
 

@@ -1,7 +1,7 @@
 """The words of a search together, with the concepts recognised among them, as Elasticsearch queries: each word
 one clause (clauses.term_clause), a concept the best of the words as typed, its name in the other language scored
-as typed words there, its other forms as phrases, and its tag (DECISIONS.md "Cross-lingual search", "Ranking: a
-concept's name scores as typed words"). Called by render.py; every number comes from config/index.json.
+as typed words there, its other forms as phrases, and its tag (DECISIONS.md D-033, D-140). Called by render.py; every
+number comes from config/index.json.
 """
 
 from __future__ import annotations
@@ -66,10 +66,9 @@ def form_fields(config: dict, language: str) -> dict[str, float]:
     """Where a concept's other forms are searched: the text fields of one script that cross_lingual.form_fields
     names, at their query_fields boosts. Not the authors (a concept is not a name), not the topic labels (the
     taxonomy is bilingual already: the words as typed reach them), not the English exact subfields (a phrase
-    on the stemmed field finds the same papers; DECISIONS.md "Search cost: concept forms on fewer fields").
+    on the stemmed field finds the same papers; DECISIONS.md D-099).
     Forms on titles alone would be cheaper, but lose the papers whose abstract names a concept only inside a
-    longer one, untagged (DECISIONS.md "Search cost: concept forms on every text field, the tag scored by
-    rarity")."""
+    longer one, untagged (DECISIONS.md D-099)."""
     return {name: config["query_fields"][name] for name in config["cross_lingual"]["form_fields"][language]}
 
 
@@ -82,8 +81,7 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
     as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or a synonym
     lets its papers in below those that use the name. In the typed language at same_language_weight: a variant
     spelling (optimisation, rarer and so higher in idf) must not outscore the word typed; at full weight when an
-    acronym was typed (LLM: its forms are what it stands for). DECISIONS.md "Ranking: a concept's name scores
-    as typed words"."""
+    acronym was typed (LLM: its forms are what it stands for). DECISIONS.md D-140."""
     settings = config["cross_lingual"]
     typed_language = _typed_language(concept)
     typed_acronym = typed_language == "en" and any(is_acronym(w) for w in concept.typed.split())
@@ -124,9 +122,8 @@ def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1
     and its other forms as phrases (dis_max: a concept with many forms, or typed in its own words, does not add
     up), plus the concept's tag: it lets in the papers the tagger found (a nested or unlisted form) and adds the
     same to every tagged paper, so it never decides their order; the words in the paper's own text do
-    (DECISIONS.md "Ranking: the tag lets papers in, the words order them", "Ranking: a concept's name scores as
-    typed words"). `share`: the part of the concept's weight this clause carries when the concept's words are
-    several clauses."""
+    (DECISIONS.md D-087, D-140). `share`: the part of the concept's weight this clause carries when the
+    concept's words are several clauses."""
     settings = config["cross_lingual"]
     others = [name_query(concept, language, name, config) for language, name in concept.names]
     others += form_phrases(concept, config)

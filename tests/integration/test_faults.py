@@ -4,11 +4,12 @@ node restarting during a reindex (mid-request, and between two requests).
 
 Every fault lands at a point the test controls, whatever the machine's speed: a build is held right after its
 first chunk is written (tests/integration/paused_admin.py) while the fault is put in place, and time limits are
-ceilings that only catch a hang (DECISIONS.md "A suite that does not race the clock").
+ceilings that only catch a hang (DECISIONS.md D-130).
 
 Each test leaves the node as it found it — running, answering, no watermark override, no index blocked — even
-when it fails (finally blocks), so the tests after it are not affected. Named to run after the other
-integration tests (test_zz_…): they leave the node cold, as tests/integration/test_zz_node_restart.py does.
+when it fails (finally blocks), so the tests after it are not affected. Marked `destructive`, so they run
+after every other test (tests/conftest.py): they leave the node cold, as tests/integration/test_node_restart.py
+does.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from papersearch import credentials
 from papersearch.localnode.node import LocalNode
 from webapp import create_app
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
+
+pytestmark = pytest.mark.destructive
 
 PAPERS = 30_000  # papers per build: all of them load after the paused restart; the other faults stop the build
 # A free-space watermark no disk meets: the node is over the flood stage at once. The ClusterInfo refresh

@@ -13,7 +13,7 @@ The tests run in order on one cluster, each leaving it as the next one needs it:
    files are as promised;
 5. stop and reset leave no Elasticsearch process of the cluster behind.
 
-Named to run after the other integration tests (test_zz_…).
+Marked `destructive`: run after every other test (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from papersearch.localnode.node import LocalNode
 from papersearch.localnode.process import MARKER_PROPERTY, NodeProcess
 from papersearch.paths import local_dir
 
-pytestmark = pytest.mark.failover
+pytestmark = [pytest.mark.failover, pytest.mark.destructive]
 
 BIN = Path(sys.executable).parent
 ALIAS = "paperstest_failover"

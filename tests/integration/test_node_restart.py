@@ -1,17 +1,20 @@
 """The analysis plugin survives a restart of the local node.
 
-Named to run after every other integration test: a restart leaves the node cold for a while, and
-tests that measure serving (gunicorn, browser) should not pay for that.
+Marked `destructive`, so it runs after every other test (tests/conftest.py): a restart leaves the node cold
+for a while, and tests that measure serving (gunicorn, browser) should not pay for that.
 """
 
 from __future__ import annotations
 
 import uuid
 
+import pytest
 from elasticsearch import Elasticsearch
 
 from papersearch import index_definition
 from papersearch.localnode.node import LocalNode
+
+pytestmark = pytest.mark.destructive
 
 ZH = "大语言模型的推理加速"
 

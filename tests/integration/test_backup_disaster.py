@@ -4,7 +4,7 @@ On a local node of its own (instance "disaster", started in the background when 
 tests/conftest.py), because losing the disk is honestly done only to a whole node: `papersearch-node reset`
 wipes its data — every index, the alias, the cluster state with the repository's registration — and keeps
 only the snapshot folder (path.repo), as a backup on another disk would be kept. The tests run in order on
-that node. Named to run after the other integration tests, before the failover tests.
+that node. Marked `destructive`: run after every other test (tests/conftest.py), before the failover tests.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from papersearch.querylog_schema import DEFAULT_BASE
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
 
-pytestmark = [pytest.mark.disaster, pytest.mark.usefixtures("cli_local_dir")]
+pytestmark = [pytest.mark.disaster, pytest.mark.destructive, pytest.mark.usefixtures("cli_local_dir")]
 ALIAS = "papers"  # the site's own names: this node holds nothing else
 SEARCHES = {"graph neural networks": 2, "大语言模型": 2, "diffusion": 2}
 CLICKS = [1, 2, 3, 1, 2, 1]

@@ -1,0 +1,101 @@
+"""What the search service sends, without a node: a stand-in for the Elasticsearch client that writes down every
+search and _msearch the service makes and answers each from a small scripted world (how many papers a body
+finds, which words no paper has, what the suggesters offer). The bodies are made by the service's own plan and
+renderer; the answers only steer the ladder (relaxed, corrected, did-you-mean rounds) as a real index would.
+Used by test_request_bodies.py, whose snapshots pin the bodies a refactoring must not change."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+Body = dict[str, Any]
+PAPER = {"_index": "papers-v1", "_id": "p1", "_score": 1.0,
+         "_source": {"title": "Graph neural networks for molecules", "authors": ["Ada Lovelace", "Alan Turing"],
+                     "topic_area": "Deep Learning", "year": 2024, "abstract": "We study message passing."}}
+
+
+@dataclass
+class World:
+    """What the scripted index holds: `papers` in all on an index of `profile`; a body mentioning a word of
+    `counts` finds that many papers (the fewest of those it mentions; 0: a word no paper has), any other body
+    `found`, a relaxed one (naming the all-words tier) `relaxed` when set; the term suggesters offer
+    `suggestions` (word → [(option, score, papers)])."""
+
+    profile: str = "plugin"
+    papers: int = 13_033
+    found: int = 120
+    counts: dict[str, int] = field(default_factory=dict)
+    relaxed: int | None = None
+    suggestions: dict[str, list[tuple[str, float, int]]] = field(default_factory=dict)
+
+    def total(self, body: Body) -> int:
+        text = json.dumps(body, ensure_ascii=False).casefold()
+        if self.relaxed is not None and '"_name": "all_words"' in text:
+            return self.relaxed
+        return min([n for w, n in self.counts.items() if w.casefold() in text], default=self.found)
+
+    def answer(self, body: Body) -> Body:
+        total, relation = self.total(body), "eq"
+        limit = body.get("track_total_hits")
+        if type(limit) is int and total > limit:  # counted up to a limit, as Elasticsearch does
+            total, relation = limit, "gte"
+        answer: Body = {"took": 1, "hits": {"total": {"value": total, "relation": relation},
+                                            "hits": [PAPER] if total and body.get("size", 10) else []}}
+        if "suggest" in body:
+            suggest = dict(body["suggest"])
+            words = str(suggest.pop("text", "")).split()
+            answer["suggest"] = {name: [self._entry(w) for w in ([s["text"]] if "text" in s else words)]
+                                 for name, s in suggest.items()}
+        aggs = body.get("aggs") or body.get("aggregations") or {}
+        if aggs:
+            answer["aggregations"] = {name: {"buckets": [{"key": "Ada Lovelace", "doc_count": 2}] if name == "names"
+                                             else [], "values": {"buckets": []}} for name in aggs}
+        return answer
+
+    def _entry(self, word: str) -> Body:
+        options = [{"text": o, "score": score, "freq": freq} for o, score, freq in self.suggestions.get(word, [])]
+        return {"text": word, "options": options}
+
+
+class _Response:
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+
+class _Indices:
+    def __init__(self, world: World) -> None:
+        self.world = world
+
+    def get_mapping(self, index: str) -> _Response:
+        return _Response({"papers-v1": {"mappings": {"_meta": {"analysis_profile": self.world.profile}}}})
+
+    def exists_alias(self, name: str) -> bool:
+        return True
+
+
+class RecordingClient:
+    """Answers search, msearch, count and the mapping look-up; `sent` holds every search body in order, each as
+    {"api": "search" | "msearch", "body": …} with keyword arguments folded into the body."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.indices = _Indices(world)
+        self.sent: list[Body] = []
+
+    def options(self, **_: Any) -> RecordingClient:
+        return self  # a request timeout (the search's budget) changes no body
+
+    def count(self, index: str) -> _Response:
+        return _Response({"count": self.world.papers})
+
+    def search(self, index: str, body: Body | None = None, **kwargs: Any) -> _Response:
+        whole = {**(body or {}), **{k: v for k, v in kwargs.items() if v is not None}}
+        self.sent.append({"api": "search", "body": whole})
+        return _Response(self.world.answer(whole))
+
+    def msearch(self, index: str, searches: list[Body]) -> _Response:
+        bodies = searches[1::2]  # header, body, header, body …
+        self.sent.append({"api": "msearch", "bodies": bodies})
+        return _Response({"responses": [self.world.answer(b) for b in bodies]})
