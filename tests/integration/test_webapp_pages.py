@@ -96,8 +96,7 @@ def test_chinese_query_and_chinese_ui(client):
     assert '<html lang="zh-CN">' in html
     ids = result_ids(html)
     # The Chinese paper among the first, not necessarily first: a Chinese query orders English papers on large
-    # language models as the English words do (issue 42; DECISIONS.md "Ranking: a concept's name scores as typed
-    # words").
+    # language models as the English words do (issue 42; DECISIONS.md D-142).
     assert "zh-llm-retrieval" in ids[:3]
     assert "<mark>" in html
     assert re.search(r"共 \d+ 条结果，用时 \d+ 毫秒", text(html))

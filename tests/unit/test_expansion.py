@@ -147,8 +147,7 @@ def test_an_english_concept_has_its_chinese_name_as_a_chinese_word_at_the_other_
     assert (e.zh_words, e.en_words) == ("联邦学习", "")
     name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
     weight = CONFIG["cross_lingual"]["other_language_weight"]["en"]
-    # as one run, on the Chinese papers' titles and abstracts (not their keyword lists: DECISIONS.md "Ranking: a
-    # concept's name scores as typed words")
+    # as one run, on the Chinese papers' titles and abstracts (not their keyword lists: DECISIONS.md D-142)
     chinese = text_clauses.form_fields(CONFIG, "zh")
     assert name == {"bool": {"must": [wq.phrase_clause("联邦学习", chinese)], "boost": weight}}
 

@@ -54,9 +54,10 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
 
     A word is matched in its own script's fields as typed; a Latin word in the Chinese fields (an English term
     inside a Chinese abstract, rare there and so scored high) at other_script_weight; a Chinese run in the
-    Latin-script fields (where it is single characters: Chinese author keywords) only as the run, in order.
-    `unit`: a Chinese run that is one concept, matched as the run everywhere, not as its words apart (图神经网络
-    is not 图 … 神经网络; DECISIONS.md D-141).
+    Latin-script fields only as the run, in order, at other_script_weight (a phrase of single characters is
+    rare, so it scored above the Chinese fields; Chinese author keywords are words in keywords.zh).
+    `unit`: a Chinese run that is one concept, matched as the run, not as its words apart (图神经网络 is not
+    图 … 神经网络; DECISIONS.md D-141, D-142).
     """
     topics = set(config["field_aliases"]["topic"])
     fields = {f: b for f, b in config["query_fields"].items() if f not in topics}

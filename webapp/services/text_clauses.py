@@ -78,10 +78,12 @@ def _typed_language(concept: Concept) -> str:
 
 def form_phrases(concept: Concept, config: dict) -> list[Query]:
     """Each other form of the concept, in both languages, as a phrase on its language's fields (the names scored
-    as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or a synonym
-    lets its papers in below those that use the name. In the typed language at same_language_weight: a variant
-    spelling (optimisation, rarer and so higher in idf) must not outscore the word typed; at full weight when an
-    acronym was typed (LLM: its forms are what it stands for). DECISIONS.md D-140."""
+    as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or an English
+    synonym lets its papers in below those that use the name (form_weight.en); a Chinese synonym weighs as its
+    name (form_weight.zh 1: 船舶, 舰船 and 船体 are one concept's words). In the typed language at
+    same_language_weight: a variant spelling (optimisation, rarer and so higher in idf) must not outscore the
+    word typed; at full weight when an acronym was typed (LLM: its forms are what it stands for).
+    DECISIONS.md D-140, D-142."""
     settings = config["cross_lingual"]
     typed_language = _typed_language(concept)
     typed_acronym = typed_language == "en" and any(is_acronym(w) for w in concept.typed.split())
@@ -105,9 +107,11 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
 def name_query(concept: Concept, language: str, name: str, config: dict) -> Query:
     """A concept's name in the language it was not typed in, as that language's typed words score (each English
     word across the fields: term frequency, length, fields as typed; closeness in the rescore, Page.close_names;
-    a Chinese name as one run), at other_language_weight of the typed language: on a site of mostly English
-    papers a Chinese query's main case is the English papers (1), while an English query's Chinese papers with
-    the name in a short title must not come before the English papers with the word typed."""
+    a Chinese name as one run on the titles and abstracts, where the graded papers name it: not the keyword
+    lists, which put papers that name it once first), at other_language_weight of the typed language: on a site
+    of mostly English papers a Chinese query's main case is the English papers (1), while an English query's
+    Chinese papers with the name in a short title must not come before the English papers with the word typed
+    (DECISIONS.md D-142)."""
     if language == "zh":
         query = cl.phrase_clause(name, form_fields(config, language))
     else:  # the words score; the name as a phrase decides which papers match ("contrast … learning" does not)
