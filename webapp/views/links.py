@@ -175,12 +175,12 @@ def topic_url(area: str, subarea: str | None = None, **values: str | None) -> st
 
 
 def suggestion_url(suggestion: Suggestion) -> str:
-    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers, a
-    concept searches it."""
+    """Where choosing a suggestion leads: a title opens its paper, an author their page, a concept searches it."""
     if suggestion.kind == "title" and suggestion.id:
         return url_for("ui.paper", paper_id=suggestion.id)
-    q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
-    return url_for("ui.search", q=q)
+    if suggestion.kind == "author":
+        return url_for("ui.author", name=suggestion.text)
+    return url_for("ui.search", q=suggestion.text)
 
 
 def results_url(referrer: str | None, host: str, search_path: str) -> str | None:
