@@ -42,7 +42,23 @@ def escape(text: str) -> str:
     text = normalize_text(text)
     if not tex.may_have_math(text):
         return _literal(text)
-    return "".join(piece if span and _balanced(span.tex) else _literal(piece) for piece, span in tex.segments(text))
+    return "".join(_formula(piece) if span and _balanced(span.tex) else _literal(piece)
+                   for piece, span in tex.segments(text))
+
+
+def _formula(written: str) -> str:
+    """A formula as math, without the TeX that reads or writes files or runs commands (tex.safe_tex); still
+    balanced (the dropped commands are words, never braces)."""
+    return tex.safe_tex(written)
+
+
+_URL_UNSAFE = re.compile(r"[{}\\\s\"]")
+
+
+def url(value: str) -> str:
+    """A URL as a field value: braces, backslashes, spaces and quotes percent-encoded, so a URL cannot close its
+    field or the entry (`…}}@misc{injected,…` stays one entry); % stays (a URL's own escapes)."""
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), normalize_text(value))
 
 
 def _balanced(formula: str) -> bool:
@@ -94,7 +110,7 @@ def to_bibtex(paper: Hit, key: str | None = None) -> str:
         ("title", title(cited_title(paper))),
         (venue_field, escape(paper.venue or "")),
         ("year", str(paper.year or "")),
-        ("url", paper.url or ""),
+        ("url", url(paper.url or "")),
         ("keywords", ", ".join(escape(k) for k in subject_terms(paper))),
         ("abstract", escape(cited_abstract(paper))),
     ]
