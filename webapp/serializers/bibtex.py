@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from papersearch import tex
+from papersearch import markup, tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
 from webapp.serializers.citation_fields import citation_key, cited_abstract, cited_title, subject_terms
@@ -37,13 +37,28 @@ def _literal(text: str) -> str:
 
 
 def escape(text: str) -> str:
-    """LaTeX's special characters as literal text, formulas as math; everything else (accents, Chinese)
-    unchanged. A formula with an unbalanced brace is escaped as text (it would break the entry)."""
+    """LaTeX's special characters as literal text, formulas as math, markup as TeX (\\emph{…}, \\textbf{…} for
+    Markdown's **…**, \\url{…}, \\cite{…}: papersearch/markup.py); everything else (accents, Chinese) unchanged.
+    A formula with an unbalanced brace is escaped as text (it would break the entry)."""
     text = normalize_text(text)
-    if not tex.may_have_math(text):
+    if not markup.may_have_markup(text):
         return _literal(text)
-    return "".join(_formula(piece) if span and _balanced(span.tex) else _literal(piece)
-                   for piece, span in tex.segments(text))
+    return "".join(_piece(p) for p in markup.pieces(text))
+
+
+_CITE_KEYS = re.compile(r"[\w:.,/+ -]+")
+
+
+def _piece(piece: markup.Piece) -> str:
+    if piece.kind == "text":
+        return _literal(piece.written)
+    if piece.span is not None:
+        return _formula(piece.written) if _balanced(piece.span.tex) else _literal(piece.written)
+    if piece.kind == "url":
+        return f"\\url{{{url(piece.inner)}}}"
+    if piece.kind == "cite":
+        return f"{piece.command}{{{piece.inner}}}" if _CITE_KEYS.fullmatch(piece.inner) else _literal(piece.written)
+    return f"{piece.command}{{{_literal(piece.inner)}}}"
 
 
 def _formula(written: str) -> str:

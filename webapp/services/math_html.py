@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 from latex2mathml.converter import convert
 from markupsafe import escape
 
-from papersearch import tex
+from papersearch import markup, tex
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ELEMENTS = frozenset((
@@ -122,14 +122,37 @@ class _Budget:
         return converted
 
 
+_TAGS = {"em": "em", "strong": "strong", "code": "code"}
+_LINKABLE = re.compile(r"https?://", re.IGNORECASE)
+
+
+def _piece_html(piece: markup.Piece, inner: str) -> str:
+    """A marked-up piece around its (already escaped, perhaps marked) inner text: emphasis as <em>/<strong>/
+    <code>, a web address as a link (http and https only; any other stays text), a citation as [keys]."""
+    if piece.kind in _TAGS:
+        return f"<{_TAGS[piece.kind]}>{inner}</{_TAGS[piece.kind]}>"
+    if piece.kind == "url" and _LINKABLE.match(piece.inner):
+        return f'<a href="{escape(piece.inner)}" rel="nofollow ugc noopener">{inner}</a>'
+    if piece.kind == "cite":
+        return f"[{inner}]"
+    return inner
+
+
 @lru_cache(maxsize=_TEXT_CACHE)
 def text_html(text: str) -> str:
-    """Plain text as escaped HTML, its formulas as MathML."""
-    if not tex.may_have_math(text):
+    """Plain text as escaped HTML, its formulas as MathML, its markup (papersearch/markup.py) as HTML."""
+    if not markup.may_have_markup(text):
         return str(escape(text))
     budget = _Budget()
-    return "".join(budget.formula_html(span, piece) if span else str(escape(piece))
-                   for piece, span in tex.segments(text))
+    out: list[str] = []
+    for piece in markup.pieces(text):
+        if piece.kind == "text":
+            out.append(str(escape(piece.written)))
+        elif piece.span is not None:
+            out.append(budget.formula_html(piece.span, piece.written))
+        else:
+            out.append(_piece_html(piece, str(escape(piece.inner))))
+    return "".join(out)
 
 
 def _unmark(fragment: str) -> tuple[str, list[bool]]:
@@ -153,7 +176,9 @@ def _complete(text: str, marks: list[bool], source: str) -> tuple[str, list[bool
     if at < 0:
         return text, marks
     start, end = at, at + len(text)
-    for span in tex.spans(source):
+    for span in markup.pieces(source):
+        if span.kind == "text":
+            continue
         if span.start < start < span.end:
             start = span.start
         if span.start < end < span.end:
@@ -176,18 +201,21 @@ def _marked_html(text: str, marks: list[bool], offset: int) -> str:
 
 @lru_cache(maxsize=_TEXT_CACHE)
 def fragment_html(fragment: str, source: str) -> str:
-    """A highlight fragment of `source` with its formulas as MathML, each marked whole when any of it matched."""
-    if not tex.may_have_math(source):
+    """A highlight fragment of `source` with its formulas as MathML, each marked whole when any of it matched,
+    and its markup as HTML with the marks of its words kept."""
+    if not markup.may_have_markup(source):
         return fragment
     text, marks = _complete(*_unmark(fragment), source)
     budget = _Budget()
     out: list[str] = []
-    at = 0
-    for piece, span in tex.segments(text):
-        if span is None:
-            out.append(_marked_html(piece, marks, at))
+    for piece in markup.pieces(text):
+        at = piece.start
+        if piece.kind == "text":
+            out.append(_marked_html(piece.written, marks, at))
+        elif piece.span is not None:
+            formula = budget.formula_html(piece.span, piece.written)
+            out.append(f"<mark>{formula}</mark>" if any(marks[at:at + len(piece.written)]) else formula)
         else:
-            formula = budget.formula_html(span, piece)
-            out.append(f"<mark>{formula}</mark>" if any(marks[at:at + len(piece)]) else formula)
-        at += len(piece)
+            inner = _marked_html(piece.inner, marks, at + piece.inner_at)
+            out.append(_piece_html(piece, inner))
     return "".join(out)

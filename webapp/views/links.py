@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import url_for
 
-from papersearch import tex
+from papersearch import markup
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR, topic_slug
 from papersearch.text import shorten
@@ -196,4 +196,4 @@ def results_url(referrer: str | None, host: str, search_path: str) -> str | None
 
 def page_description(paper: Hit) -> str:
     """A paper page's meta description: the start of its abstract, formulas readable."""
-    return shorten(tex.to_text(paper.abstract or paper.abstract_zh), DESCRIPTION_LIMIT)
+    return shorten(markup.to_text(paper.abstract or paper.abstract_zh), DESCRIPTION_LIMIT)
