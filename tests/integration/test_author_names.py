@@ -110,3 +110,11 @@ def test_author_suggestions_lead_to_the_author_page(client):
     data = client.get("/api/suggest", query_string={"q": "Zico"}).get_json()
     authors = [s for s in data.get("suggestions", data) if isinstance(s, dict) and s.get("kind") == "author"]
     assert authors and all(s["url"].startswith("/author/") for s in authors)
+
+
+def test_a_surnames_people_are_shown_as_their_papers_write_them(client):
+    doc = html.fromstring(client.get(f"/author/{quote('Schölkopf')}?lang=en").get_data(as_text=True))
+    assert doc.xpath("string(//h1)") == "Bernhard Schölkopf"  # one person: their page, diacritics kept
+    doc = html.fromstring(client.get("/author/Wang?lang=en").get_data(as_text=True))
+    names = [a.text.strip() for a in doc.xpath("//ul[contains(@class,'people')]//a")]
+    assert {"Wei Wang", "Wen Wang", "Fei Wang"} <= set(names) and "wei wang" not in names

@@ -15,7 +15,7 @@ from elasticsearch import Elasticsearch
 
 from papersearch.author_keys import author_key, has_name, is_surname, person_keys, split_key, surname_pattern
 
-__all__ = ["Person", "candidates_body", "look_up", "person_keys", "resolve"]
+__all__ = ["Person", "as_written", "candidates_body", "look_up", "person_keys", "resolve", "written_body"]
 from papersearch.text import has_cjk
 from webapp.services.clauses import AUTHOR_KEYS
 from webapp.services.es_errors import es_errors
@@ -66,6 +66,29 @@ def look_up(client: Client, name: str) -> Person | None:
     counts = dict(buckets)
     keys = sorted(person_keys(key, list(counts)), key=lambda k: (k != key, -counts[k], k))
     return Person(key, tuple(keys), tuple(buckets))
+
+
+def written_body(keys: list[str]) -> dict[str, Any]:
+    """One paper per key, to show each key as a paper writes it (a surname's people: "Bernhard Schölkopf", not the
+    folded "bernhard scholkopf")."""
+    one = {"top_hits": {"size": 1, "_source": ["authors"]}}
+    terms = {"field": AUTHOR_KEYS, "include": keys, "size": len(keys)}
+    return {"size": 0, "track_total_hits": False, "query": {"terms": {AUTHOR_KEYS: keys}},
+            "aggs": {"keys": {"terms": terms, "aggs": {"one": one}}}}
+
+
+def as_written(client: Client, keys: list[str]) -> dict[str, str]:
+    """Each key as one of its papers writes it (keys no paper answers for are left out)."""
+    if not keys:
+        return {}
+    with es_errors(client.alias, "authors"):
+        answer = client.es().search(index=client.alias, body=written_body(keys)).body
+    out: dict[str, str] = {}
+    for bucket in answer.get("aggregations", {}).get("keys", {}).get("buckets", []):
+        for hit in bucket["one"]["hits"]["hits"]:
+            names = hit.get("_source", {}).get("authors") or []
+            out.update({str(bucket["key"]): n for n in names if author_key(n) == bucket["key"]})
+    return out
 
 
 def resolve(client: Client, parsed: ParsedQuery) -> ParsedQuery:

@@ -86,7 +86,7 @@ class ProfileService:
         own = frozenset(keys)
         names = [(str(b["key"]), b["doc_count"]) for b in profile["aggregations"]["names"]["buckets"]]
         spellings = sorted((NameCount(name=n, count=c) for n, c in names if author_key(n) in own),
-                           key=lambda s: (-s.count, -len(s.name)))  # of equally many, the fullest first
+                           key=_fullest)
         sources = [(s.get("authors") or [], s.get("topic_area")) for s in
                    (h.get("_source", {}) for h in profile["hits"]["hits"])]
         counted = [(k, c) for k, c in person.surname if k in own]
@@ -110,7 +110,8 @@ class ProfileService:
         if person is None or has_cjk(person.key):
             return []
         found = people(list(person.surname))[:self.config["profiles"]["names"]["people"]]
-        return [NameCount(name=k.title(), count=c) for k, c in found]
+        written = author_names.as_written(self.search, [k for k, _ in found])
+        return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         total = answer["hits"]["total"]["value"]
@@ -164,6 +165,13 @@ class ProfileService:
                       for b in area.get("children", {}).get("buckets", []) if PATH_SEPARATOR in str(b["key"])]
             out += [(t, _day(b)) for t, b in found if taxonomy.canonical(t.area, t.subarea) == t]
         return out
+
+
+def _fullest(spelling: NameCount) -> tuple[int, int, int, int, str]:
+    """Most papers first; of equally many, the one with most names, then with its diacritics (Schölkopf, not the
+    transliterated Schoelkopf), then names written out (Bernhard, not B.)."""
+    name = spelling.name
+    return -spelling.count, -len(name.split()), -sum(not c.isascii() for c in name), -len(name), name
 
 
 def by_person(names: list[tuple[str, int]]) -> list[NameCount]:
