@@ -118,3 +118,7 @@ def test_a_surnames_people_are_shown_as_their_papers_write_them(client):
     doc = html.fromstring(client.get("/author/Wang?lang=en").get_data(as_text=True))
     names = [a.text.strip() for a in doc.xpath("//ul[contains(@class,'people')]//a")]
     assert {"Wei Wang", "Wen Wang", "Fei Wang"} <= set(names) and "wei wang" not in names
+
+
+def test_a_full_name_no_paper_has_is_not_another_persons_page(client):
+    assert client.get("/api/authors/Jonas%20Schoelkopf").status_code == 404  # Bernhard is the only Schölkopf

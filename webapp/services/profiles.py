@@ -68,7 +68,9 @@ class ProfileService:
         if person is None:
             return None
         keys = person.keys
-        if is_surname(person.key) or not keys:
+        if not keys and not is_surname(person.key):
+            return None  # a full name no paper has is no one else's page
+        if is_surname(person.key):
             found = people(list(person.surname))
             if len(found) != 1:
                 return None
