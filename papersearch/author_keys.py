@@ -33,3 +33,126 @@ def author_key(name: str) -> str:
 def author_keys(names: list[str]) -> list[str]:
     """A paper's keys, each once, in the order of its authors."""
     return list(dict.fromkeys(k for k in map(author_key, names) if k))
+
+
+# --- one person, many spellings ---------------------------------------------------------------------------
+# A key says how a name is spelt; a person is every key of the same surname whose given names agree: equal,
+# one the other's initial ("g hinton" ~ "geoffrey hinton"), transliterated umlauts alike ("schoelkopf" ~
+# "scholkopf", both from Schölkopf), and extra initials allowed ("philip h s torr" ~ "philip torr",
+# "j zico kolter" ~ "zico kolter"). Indexed keys stay as author_key writes them; the comparison folds further,
+# so no reindex is needed. See DECISIONS.md "One person, one author page".
+_UMLAUT_PAIRS = re.compile(r"([aou])e")
+_VOWEL = re.compile(r"[aou]")
+_REGEXP_SPECIAL = re.compile(r'([.?+*|{}\[\]()"\\#@&<>~])')
+
+
+def person_key(key: str) -> str:
+    """A key with transliterated umlauts folded (ae/oe/ue → a/o/u), as anyascii folds ä/ö/ü: the form keys are
+    compared in. CJK keys are as they are."""
+    return key if has_cjk(key) else _UMLAUT_PAIRS.sub(r"\1", key)
+
+
+def split_key(key: str) -> tuple[tuple[str, ...], str]:
+    """(given names, surname) of a key: the last word is the surname ("" for an empty key); a CJK key is all
+    surname."""
+    if has_cjk(key):
+        return (), key
+    words = person_key(key).split()
+    return (tuple(words[:-1]), words[-1]) if words else ((), "")
+
+
+def _agrees(a: str, b: str) -> bool:
+    return a == b or (len(a) == 1 and b.startswith(a)) or (len(b) == 1 and a.startswith(b))
+
+
+def _fits(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
+    """Whether every given name of `short` agrees, in order, with one of `long`, and what `long` has besides are
+    initials (or anything, when `short` is initials only: "j kolter" ~ "j zico kolter")."""
+    only_initials = all(len(w) == 1 for w in short)
+    at = 0
+    for word in short:
+        while at < len(long) and not _agrees(word, long[at]):
+            if len(long[at]) > 1 and not only_initials:
+                return False
+            at += 1
+        if at == len(long):
+            return False
+        at += 1
+    return only_initials or all(len(w) == 1 for w in long[at:])
+
+
+def same_person(a: str, b: str) -> bool:
+    """Whether two keys can be one person's spellings: same surname, agreeing given names. A key of a surname
+    alone (or CJK) is the same person only as itself."""
+    (ga, sa), (gb, sb) = split_key(a), split_key(b)
+    if sa != sb or not sa:
+        return False
+    if not ga or not gb:
+        return ga == gb
+    short, long = (ga, gb) if len(ga) <= len(gb) else (gb, ga)
+    return _fits(short, long)
+
+
+def surname_pattern(key: str) -> str:
+    """A Lucene regular expression (regexp query, terms `include`) for the indexed keys with the key's surname,
+    however its umlauts are transliterated: "bernhard scholkopf" → `(.+ )?scho(e)?lko(e)?pf`; a key of one word
+    (a surname, perhaps a first name) anywhere in the name: "soren" → `(.+ )?so(e)?ren( .+)?`; a CJK key is
+    itself."""
+    _, surname = split_key(key)
+    if has_cjk(key):
+        return _REGEXP_SPECIAL.sub(r"\\\1", key)
+    escaped = _VOWEL.sub(lambda m: f"{m.group()}(e)?", _REGEXP_SPECIAL.sub(r"\\\1", surname))
+    return f"(.+ )?{escaped}( .+)?" if is_surname(key) else f"(.+ )?{escaped}"
+
+
+def has_name(key: str, word: str) -> bool:
+    """Whether a key carries the (folded) word as one of its names: the keys a one-word name means."""
+    return person_key(word) in person_key(key).split()
+
+
+def is_surname(key: str) -> bool:
+    """A key of one word (no given name): a surname, which many people may carry."""
+    return not has_cjk(key) and len(key.split()) == 1
+
+
+def _initials_only(key: str) -> bool:
+    given, _ = split_key(key)
+    return all(len(w) == 1 for w in given)
+
+
+def person_keys(key: str, candidates: list[str]) -> list[str]:
+    """The keys among `candidates` (indexed keys of the same surname) that are the person `key` names:
+    - one word (a surname, perhaps a first name): every key that has it;
+    - initials only ("g hinton"): every key they agree with;
+    - else the keys of agreeing full names, and initials-only keys that agree with one of those and with no
+      other full name of the surname ("w wang" is not Wei Wang's when a Wen Wang is there too).
+    The key itself comes first (when it is indexed)."""
+    if has_cjk(key):
+        return [c for c in candidates if c == key]
+    if is_surname(key):
+        return sorted((c for c in candidates if has_name(c, key)), key=lambda c: (c != key, c))
+    if _initials_only(key):
+        return sorted((c for c in candidates if c == key or same_person(key, c)), key=lambda c: (c != key, c))
+    full = [c for c in candidates if not _initials_only(c)]
+    group = [c for c in full if c == key or same_person(key, c)]
+    others = [c for c in full if c not in group]
+    short = [c for c in candidates if _initials_only(c) and split_key(c)[0]
+             and any(same_person(c, g) for g in [key, *group]) and not any(same_person(c, o) for o in others)]
+    found = set(group) | set(short)
+    return sorted(found, key=lambda c: (c != key, c))
+
+
+def people(counted: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The people among a surname's keys (key, papers), most papers first: each the most common key of a full
+    name not yet taken, with the keys person_keys gives it; keys of initials no full name claims stay apart."""
+    counts = dict(counted)
+    order = sorted(counts, key=lambda k: (_initials_only(k), -counts[k], k))
+    taken: set[str] = set()
+    out = []
+    for key in order:
+        if key in taken:
+            continue
+        mine = [k for k in person_keys(key, [k for k in order if k not in taken]) if k not in taken] or [key]
+        taken.update(mine)
+        out.append((key, sum(counts[k] for k in mine)))
+    return sorted(out, key=lambda p: -p[1])

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Flask
 from markupsafe import Markup
 
-from papersearch import logs, tex
+from papersearch import logs, markup
 from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
@@ -75,7 +75,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
 
     app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text
     app.jinja_env.filters["math"] = lambda text: Markup(math_html.text_html(text or ""))  # formulas as MathML
-    app.jinja_env.filters["readable"] = lambda text: tex.to_text(text or "")  # formulas as Unicode (titles, meta)
+    app.jinja_env.filters["readable"] = lambda text: markup.to_text(text or "")  # formulas as Unicode (titles, meta)
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True
     if not logging.getLogger().handlers:  # gunicorn configures only its own loggers

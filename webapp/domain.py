@@ -192,6 +192,8 @@ class SearchResult(BaseModel):
     # results are the corrected query's, showing_for); the concept
     # expansions are in `expansions`. Counted in /metrics and written to the query log.
     fallbacks: list[str] = []
+    # author: names no paper has, for which similar names were searched (fallback "similar_authors": said so).
+    similar_authors: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
 
     @computed_field  # type: ignore[prop-decorator]
@@ -210,8 +212,10 @@ class NameCount(BaseModel):
 
 
 class PaperGroup(BaseModel):
-    """Papers of one name that are linked to each other by a co-author or a topic area, and to no other group."""
+    """Papers of one page that go together: a first name's (Latin names), or (CJK names) papers linked to each
+    other by a co-author or a topic area, and to no other group."""
 
+    name: str = ""  # the first name (or initial) the group's spellings carry (Latin names)
     papers: int
     areas: list[str]  # topic areas, most papers first
     coauthors: list[str]  # most papers first
@@ -230,7 +234,8 @@ class AuthorProfile(BaseModel):
     # co-author and no topic area. Said, never resolved: the page lists every paper.
     several_people: bool
     groups: list[PaperGroup]  # when several_people
-    grouped_papers: int  # the newest papers the groups were formed from (all, up to profiles.groups.papers)
+    grouped_papers: int  # the papers the groups cover
+    keys: list[str] = []  # the person's indexed name keys (papersearch/author_keys.person_keys)
     result: SearchResult  # the papers listed (query, filters, page) with the facets over them
 
 

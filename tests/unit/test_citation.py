@@ -137,3 +137,39 @@ def test_csv_rows_keep_text_and_disarm_formulas() -> None:
     [row] = list(csv.DictReader(io.StringIO(text.removeprefix(rows.BOM))))
     assert row["title"] == "'=SUM(A1:A9) is not a title" and row["authors"] == "'@handle; 张伟"
     assert row["keywords"] == "'-x" and row["page"] == "https://example.org/paper/x" and text.startswith("\ufeff")
+
+
+# --- exports as an attack surface (issue 45.9) -------------------------------------------------------------------
+
+
+def test_a_url_cannot_close_its_bibtex_entry_and_open_another() -> None:
+    import bibtexparser
+
+    hostile = "https://e.example/}}@misc{injected_url,title={x},note={x"
+    entry = bibtex.to_bibtex(paper(id="u", title="A title", url=hostile, authors=["Ada Lovelace"], year=2024))
+    library = bibtexparser.parse_string(entry)
+    assert len(library.entries) == 1 and not library.failed_blocks
+    assert library.entries[0]["url"] == "https://e.example/%7D%7D@misc%7Binjected_url,title=%7Bx%7D,note=%7Bx"
+
+
+def test_formulas_lose_the_tex_that_reads_writes_or_runs() -> None:
+    entry = bibtex.to_bibtex(paper(id="t", title="Leak $\\input{/etc/passwd}$ and $x^^5cinput$",
+                                   abstract="Run $\\immediate\\write18{calc}\\catcode`\\{=12 \\alpha$ now."))
+    for primitive in ("\\input", "\\write", "\\immediate", "\\catcode", "^^"):
+        assert primitive not in entry, primitive
+    assert "\\alpha" in entry  # ordinary math stays math
+
+
+def test_csv_cells_after_a_list_separator_are_disarmed_too() -> None:
+    import csv
+    import io
+
+    from webapp.serializers import csv as rows
+
+    hit = paper(id="x", title="t", authors=["Alice;=1+1;Bob", "Carol,@SUM(1)"], abstract="from 1, -1 to +2")
+    line = rows.row(hit, lambda i: i)
+    assert line.startswith('"x","t"')  # every cell quoted: read whole whatever the reader's separator
+    [row] = list(csv.reader(io.StringIO(line)))
+    assert row[3] == "Alice;'=1+1;Bob; Carol,'@SUM(1)"
+    assert all(not part.strip().startswith(("=", "@")) for part in re.split("[;,]", row[3]))
+    assert row[11] == "from 1, -1 to +2"  # numbers after a comma are text, untouched

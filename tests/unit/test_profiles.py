@@ -101,13 +101,13 @@ def test_every_topic_has_a_slug_that_finds_it_again():
 def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
     params = SearchParams(q="retrieval models", filters={"venue": ["ICLR"]}, sort="relevance")
     words, _, _ = plan.Search(parse_query(params.q), params, CONFIG).first()
-    body = pq.body(pq.AuthorPapers("thomas muller", params, words), CONFIG)
+    body = pq.body(pq.AuthorPapers(("thomas muller",), params, words), CONFIG)
     assert body["query"] == {"bool": {"must": [render.scoring_query(words, CONFIG)],
-                                      "filter": [{"term": {pq.AUTHOR_KEYS: "thomas muller"}}]}}
+                                      "filter": [{"terms": {pq.AUTHOR_KEYS: ["thomas muller"]}}]}}
     assert body["post_filter"] == fq.post_filter(fq.facet_filters(params, CONFIG))  # facets stay disjunctive
     assert body["aggs"] == fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG))
     assert body["sort"] == CONFIG["sorts"]["relevance"] and "highlight_query" in body["highlight"]
-    newest = pq.body(pq.AuthorPapers("thomas muller", SearchParams(sort="year")), CONFIG)
+    newest = pq.body(pq.AuthorPapers(("thomas muller",), SearchParams(sort="year")), CONFIG)
     assert newest["sort"] == CONFIG["sorts"]["year"] and "highlight" not in newest
 
 
@@ -119,3 +119,35 @@ def test_a_large_topic_page_samples_its_facets_apart():
     assert sampled["random_sampler"]["probability"] == 0.25 and "year" in sampled["aggs"]
     assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=False) == 0.1
     assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=True) == 1.0
+
+
+# --- one person, many spellings (issue 44.2) ----------------------------------------------------------------
+
+
+def test_spellings_of_one_person_agree_and_other_people_do_not():
+    from papersearch.author_keys import person_keys, same_person, surname_pattern
+
+    k = author_key
+    assert same_person(k("Bernhard Schölkopf"), k("Bernhard Schoelkopf"))
+    assert same_person(k("Klaus-Robert Müller"), k("Klaus-robert Mueller"))
+    assert same_person(k("J. Zico Kolter"), k("Zico Kolter")) and same_person(k("Philip H.S. Torr"), k("Philip Torr"))
+    assert same_person(k("G. Hinton"), k("Geoffrey E. Hinton"))
+    assert not same_person(k("Wei Wang"), k("Wen Wang")) and not same_person(k("Wei Wang"), k("Hong Wei Wang"))
+    assert not same_person(k("Wei Wang"), k("Lei Fang")) and not same_person(k("J Kolter"), k("Zico Kolter"))
+    assert surname_pattern(k("Bernhard Schölkopf")) == "(.+ )?scho(e)?lko(e)?pf"
+    found = ["wei wang", "wen wang", "w wang", "zico kolter", "j zico kolter", "j kolter"]
+    assert person_keys("wei wang", found) == ["wei wang"]  # "w wang" could be Wen's
+    assert person_keys("zico kolter", found) == ["zico kolter", "j kolter", "j zico kolter"]
+
+
+def test_a_surnames_people_and_first_name_groups_cover_every_paper():
+    from papersearch.author_keys import people
+    from webapp.services.author_groups import first_name_groups
+
+    counted = [("yoshua bengio", 50), ("y bengio", 5), ("samy bengio", 20), ("s bengio", 3), ("bengio", 1)]
+    assert people(counted) == [("yoshua bengio", 55), ("samy bengio", 23), ("bengio", 1)]
+    groups = first_name_groups([("geoffrey hinton", 3), ("george hinton", 1), ("g hinton", 1)],
+                               [(["Geoffrey Hinton", "Ann Lee"], "ML"), (["George Hinton"], "Chemistry")])
+    assert [(g.name, g.papers) for g in groups] == [("geoffrey", 3), ("george", 1), ("g", 1)]
+    assert groups[0].coauthors == ["Ann Lee"] and groups[1].areas == ["Chemistry"]
+    assert first_name_groups([("bernhard scholkopf", 27), ("bernhard schoelkopf", 4), ("b scholkopf", 1)], []) == []

@@ -160,8 +160,15 @@ def test_field_clause_uses_aliases_with_boosts():
         "abstract", "abstract.exact^0.5", "abstract_zh", "abstract_zh.bigram^0.5"]
 
 
+def test_author_clause_is_the_persons_keys_and_similar_names_only_when_none():
+    keys = wq.field_clause(Clause("Soren Hauberg", phrase=True, field="author", keys=("soren hauberg",)), CONFIG)
+    assert keys == {"terms": {"author_keys": ["soren hauberg"]}}
+    nobody = wq.field_clause(Clause("Soren Hauberg", phrase=True, field="author", keys=()), CONFIG)
+    assert nobody == {"match_none": {}}  # not looked up as fuzzy: nothing to find
+
+
 def test_author_clause_phrase_or_fuzzy_parts():
-    clause = wq.field_clause(Clause("Soren Hauberg", phrase=True, field="author"), CONFIG)
+    clause = wq.field_clause(Clause("Soren Hauberg", phrase=True, field="author", keys=(), fuzzy=True), CONFIG)
     phrase, intervals = clause["bool"]["should"]
     assert phrase["multi_match"] == {"query": "Soren Hauberg", "type": "phrase", "fields": ["authors"], "slop": 1}
     rule = intervals["intervals"]["authors"]["all_of"]
@@ -180,7 +187,7 @@ def test_build_query_combines_concerns():
     text, phrase, author = bool_["must"]
     assert len(text["bool"]["should"]) == 2
     assert phrase["multi_match"]["type"] == "phrase" and phrase["multi_match"]["query"] == "message passing"
-    assert "bool" in author  # phrase or fuzzy parts
+    assert author["multi_match"]["type"] == "phrase"  # not looked up: the name as a phrase, no typos
     assert bool_["should"][0]["multi_match"]["query"] == "graph networks"
     excluded = [c["multi_match"] for c in bool_["must_not"]]
     assert [(e["query"], e["type"]) for e in excluded] == [("zebra", "best_fields"), ("x y", "phrase")]

@@ -75,3 +75,32 @@ def test_bibtex_titles_keep_math_and_protect_case(title, entry):
 ])
 def test_an_address_that_is_not_utf8_is_named(query, path, bad):
     assert undecodable(query, path) == bad
+
+
+# --- hostile TeX (issue 45.10) ------------------------------------------------------------------------------------
+
+
+def test_huge_spaces_do_not_survive_the_mathml_allow_list():
+    from webapp.services import math_html
+
+    out = math_html.mathml("\\hspace{100000em} x \\kern 9999pt \\, y \\hspace{1em}")
+    assert out and "100000em" not in out and "9999pt" not in out
+    assert 'width="1em"' in out  # a modest space stays
+
+
+def test_bombs_stay_tex_and_a_fields_mathml_is_bounded():
+    import time
+
+    from webapp.services import math_html
+
+    brace_bomb = "$" + "{" * 40 + "x" + "}" * 40 + "$"
+    assert "<math" not in math_html.text_html(brace_bomb)
+    matrix = "$\\begin{matrix}" + "a&" * 100 + "b\\end{matrix}$"
+    assert "<math" not in math_html.text_html(matrix)
+    many = " ".join(f"$\\mathbb{{{'ABCDEFGHIJKLMNOPQRSTUVWXYZ' * 3}}}_{i}$" for i in range(300))  # ~20 KB of TeX
+    started = time.perf_counter()
+    page = math_html.text_html(many)
+    assert len(page) < math_html.MAX_FIELD_MATHML + 2 * len(many)  # beyond the budget the TeX stays text
+    assert "\\mathbb" in page  # the formulas past the budget, escaped
+    again = time.perf_counter()
+    assert math_html.text_html(many) == page and time.perf_counter() - again < (again - started) / 10 + 0.001

@@ -66,9 +66,10 @@ def test_suggestion_urls():
     app = Flask(__name__)
     app.add_url_rule("/", "ui.search")
     app.add_url_rule("/paper/<path:paper_id>", "ui.paper")
+    app.add_url_rule("/author/<path:name>", "ui.author")
     with app.test_request_context():
         assert suggestion_url(Suggestion(text="A title", kind="title", id="p-1")) == "/paper/p-1"
-        assert qs(suggestion_url(Suggestion(text="Ada Lovelace", kind="author"))) == {"q": ['author:"Ada Lovelace"']}
+        assert suggestion_url(Suggestion(text="Ada Lovelace", kind="author")) == "/author/Ada%20Lovelace"
 
 
 def test_filter_chips_are_labelled_in_the_ui_language():

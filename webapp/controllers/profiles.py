@@ -9,10 +9,11 @@ from http import HTTPStatus
 
 from werkzeug.datastructures import MultiDict
 
+from papersearch.author_keys import author_key, is_surname
 from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
 from webapp.controllers.params import RequestArgs
-from webapp.domain import AuthorProfile, TopicProfile
+from webapp.domain import AuthorProfile, NameCount, TopicProfile
 from webapp.services.profiles import ProfileService
 
 
@@ -23,6 +24,14 @@ def author(profiles: ProfileService, name: str, args: MultiDict, request_args: R
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, params)
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
+
+
+def people(profiles: ProfileService, name: str) -> tuple[list[NameCount], int]:
+    """The people who carry a name's surname (an author page that names no one person): 200 for a surname, 404
+    for a full name no paper has."""
+    if not name.strip() or len(name) > MAX_AUTHOR:
+        return [], HTTPStatus.NOT_FOUND
+    return profiles.people(name), HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
 
 
 def topic_of(profiles: ProfileService, area: str, subarea: str | None) -> Topic | None:

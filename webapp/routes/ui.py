@@ -54,10 +54,19 @@ def author(name: str):
     config = search_config()
     found, status = profile_controller.author(profiles(), name, request.args, request_args())
     if found is None:
-        abort(404)
+        # A surname many people carry (or a name no paper has, whose surname some do): the people, not a bare 404.
+        people, people_status = profile_controller.people(profiles(), name)
+        if not people:
+            abort(404)
+        return render_template("author_people.html", name=name, people=people), people_status
     shown = found.result.params.model_copy(update={"sort": config["default_sort"]})  # the order is the page's own
     links = SearchLinks(url_for("ui.author", name=name), shown, config, i18n.requested_lang())
+    # The page's feed and export are the search author:"name" (the same person: author_names.py) with its words.
+    named = f'author:"{name.replace(chr(34), " ")}" {shown.q}'.strip()
+    list_links = SearchLinks(url_for("ui.search"), shown.model_copy(update={"q": named}), config,
+                             i18n.requested_lang())
     return render_template("author.html", profile=found, result=found.result, links=links, config=config,
+                           list_links=list_links,
                            child_params=facets.child_params(config),
                            selected_filters=facets.selected_filters(found.result, config, i18n.current()),
                            canonical_url=external_url("ui.author", name=found.name)), status

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from papersearch import tex
+from papersearch import markup, tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
 from webapp.serializers.citation_fields import citation_key, cited_abstract, cited_title, subject_terms
@@ -36,12 +36,43 @@ def _literal(text: str) -> str:
 
 
 def escape(text: str) -> str:
-    """LaTeX's special characters as literal text, formulas as math; everything else (accents, Chinese)
-    unchanged. A formula with an unbalanced brace is escaped as text (it would break the entry)."""
+    """LaTeX's special characters as literal text, formulas as math, markup as TeX (\\emph{…}, \\textbf{…} for
+    Markdown's **…**, \\url{…}, \\cite{…}: papersearch/markup.py); everything else (accents, Chinese) unchanged.
+    A formula with an unbalanced brace is escaped as text (it would break the entry)."""
     text = normalize_text(text)
-    if not tex.may_have_math(text):
+    if not markup.may_have_markup(text):
         return _literal(text)
-    return "".join(piece if span and _balanced(span.tex) else _literal(piece) for piece, span in tex.segments(text))
+    return "".join(_piece(p) for p in markup.pieces(text))
+
+
+_CITE_KEYS = re.compile(r"[\w:.,/+ -]+")
+
+
+def _piece(piece: markup.Piece) -> str:
+    if piece.kind == "text":
+        return _literal(piece.written)
+    if piece.span is not None:
+        return _formula(piece.written) if _balanced(piece.span.tex) else _literal(piece.written)
+    if piece.kind == "url":
+        return f"\\url{{{url(piece.inner)}}}"
+    if piece.kind == "cite":
+        return f"{piece.command}{{{piece.inner}}}" if _CITE_KEYS.fullmatch(piece.inner) else _literal(piece.written)
+    return f"{piece.command}{{{_literal(piece.inner)}}}"
+
+
+def _formula(written: str) -> str:
+    """A formula as math, without the TeX that reads or writes files or runs commands (tex.safe_tex); still
+    balanced (the dropped commands are words, never braces)."""
+    return tex.safe_tex(written)
+
+
+_URL_UNSAFE = re.compile(r"[{}\\\s\"]")
+
+
+def url(value: str) -> str:
+    """A URL as a field value: braces, backslashes, spaces and quotes percent-encoded, so a URL cannot close its
+    field or the entry (`…}}@misc{injected,…` stays one entry); % stays (a URL's own escapes)."""
+    return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), normalize_text(value))
 
 
 def _balanced(formula: str) -> bool:
@@ -93,7 +124,7 @@ def to_bibtex(paper: Hit, key: str | None = None) -> str:
         ("title", title(cited_title(paper))),
         (venue_field, escape(paper.venue or "")),
         ("year", str(paper.year or "")),
-        ("url", paper.url or ""),
+        ("url", url(paper.url or "")),
         ("keywords", ", ".join(escape(k) for k in subject_terms(paper))),
         ("abstract", escape(cited_abstract(paper))),
     ]

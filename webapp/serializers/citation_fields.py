@@ -16,7 +16,7 @@ from string import ascii_lowercase
 
 from anyascii import anyascii
 
-from papersearch import tex
+from papersearch import markup
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
 
@@ -40,8 +40,9 @@ def cited_abstract(paper: Hit) -> str:
 
 
 def readable(text: str) -> str:
-    """Text for formats without math: formulas as Unicode ("$\\alpha$TC-VAE" → "αTC-VAE")."""
-    return tex.to_text(normalize_text(text))
+    """Text for formats without math or markup: formulas as Unicode ("$\\alpha$TC-VAE" → "αTC-VAE"), markup as
+    its words (papersearch/markup.py)."""
+    return markup.to_text(normalize_text(text))
 
 
 def subject_terms(paper: Hit) -> list[str]:

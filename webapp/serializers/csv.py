@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Callable
 
 from papersearch import added
@@ -23,16 +24,22 @@ COLUMNS = ("id", "title", "title_zh", "authors", "et_al", "year", "type", "venue
            "abstract", "abstract_zh", "url", "pdf_url", "page", "added")
 AUTHOR_SEPARATOR = "; "
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A formula after a list separator: a spreadsheet whose locale separates by ";" (many European Excels) or one
+# that splits at "," opens "Alice;=1+1;Bob" as three cells, the second a formula (issue 45.9).
+# Every cell is quoted besides (a quoted cell is read whole); a sign before a digit or space stays ("1, -1").
+_FORMULA_AFTER_SEPARATOR = re.compile(r"([;,]\s*)(?=[=@]|[+\-][^\d\s])")
 
 
 def _cell(value: object) -> str:
     text = normalize_text(str(value)) if value is not None else ""
+    text = _FORMULA_AFTER_SEPARATOR.sub(r"\1'", text) if (";" in text or "," in text) else text
     return f"'{text}" if text.startswith(_FORMULA_START) else text
 
 
 def _line(values: list[str]) -> str:
     out = io.StringIO()
-    csv.writer(out).writerow(values)  # the excel dialect: RFC 4180 quoting, CRLF
+    # Every cell quoted: a reader splitting at another separator still takes each quoted cell whole.
+    csv.writer(out, quoting=csv.QUOTE_ALL).writerow(values)  # the excel dialect: RFC 4180 quoting, CRLF
     return out.getvalue()
 
 

@@ -9,7 +9,9 @@ intervals / term queries, never query_string (DECISIONS.md D-018).
 from __future__ import annotations
 
 import itertools
+from dataclasses import replace
 
+from papersearch.author_keys import author_key, is_surname
 from papersearch.text import has_cjk
 from webapp.services.es_query import Query, any_of, bool_query
 from webapp.services.plan import Typos
@@ -183,22 +185,45 @@ def alias_fields(field: str, config: dict) -> dict[str, float]:
     return {name: weights.get(name, 1) for name in config["field_aliases"][field]}
 
 
-def author_clause(clause: Clause, config: dict) -> Query:
-    """author:… — the name as a phrase, or (for Latin names) its parts close together in any order
-    ("Hauberg Søren"), each allowed an edit or two.
+AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py, papersearch/author_keys.py)
 
-    The fuzzy alternative makes Soren find Søren even on an index analysed without folding; the
-    position gap between authors keeps the parts inside one name.
-    """
+
+def author_clause(clause: Clause, config: dict) -> Query:
+    """author:… — the papers of the person named: their indexed name keys (author_names.py looked them up:
+    diacritics, case, hyphens and umlaut transliterations folded, initials as initials). Only when no author has
+    the name (clause.fuzzy) similar names: the name as a phrase, or (for Latin names) its parts close together
+    in any order, each allowed an edit or two. Not looked up (keys None): the name as a phrase."""
     fields = config["field_aliases"]["author"]
+    if clause.keys is not None and not clause.fuzzy:
+        return {"terms": {AUTHOR_KEYS: list(clause.keys)}} if clause.keys else {"match_none": {}}
     alternatives: list[Query] = [phrase_clause(clause.text, fields, slop=1)]
     parts = clause.text.split()
-    if not has_cjk(clause.text) and all(LATIN_WORD.fullmatch(p) for p in parts):
+    if clause.fuzzy and not has_cjk(clause.text) and all(LATIN_WORD.fullmatch(p) for p in parts):
         # The keyword analyzer leaves the (already lowercased) term alone, whatever the field's analyzer.
         rules = [{"fuzzy": {"term": p.casefold(), "fuzziness": "AUTO", "analyzer": "keyword"}} for p in parts]
         rule = rules[0] if len(rules) == 1 else {"all_of": {"intervals": rules, "ordered": False, "max_gaps": 1}}
         alternatives += [{"intervals": {f: rule}} for f in fields]
     return any_of(alternatives)
+
+
+MAX_HIGHLIGHTED_KEYS = 20  # spellings marked one by one; beyond, the surname alone
+
+
+def author_highlight(clause: Clause, config: dict) -> Query:
+    """What an author: clause marks in the author list: each spelling of the person (their keys as phrases:
+    the plugin's analyzer folds as the keys do) and the name's words as typed (a core index folds nothing:
+    "Soren Hauberg" marks Hauberg in "Søren Hauberg"), the surname alone for a surname or many spellings; the
+    similar names when those were searched."""
+    if clause.fuzzy or clause.keys is None:
+        return author_clause(clause, config)
+    fields = config["field_aliases"]["author"]
+    keys = list(clause.keys)
+    if not keys:
+        return {"match_none": {}}
+    if len(keys) > MAX_HIGHLIGHTED_KEYS or is_surname(author_key(clause.text)):
+        return {"multi_match": {"query": author_key(clause.text).split()[-1], "fields": fields}}
+    typed = {"multi_match": {"query": clause.text, "fields": fields}}
+    return any_of([*(phrase_clause(k, fields) for k in keys), typed])
 
 
 def field_clause(clause: Clause, config: dict) -> Query:
@@ -218,7 +243,8 @@ def exclusion_clauses(excluded: list[Clause], config: dict) -> list[Query]:
     for clause in excluded:
         if clause.field == "author":
             # Strict here: a fuzzy author match must not hide papers of similarly named people.
-            out.append(phrase_clause(clause.text, config["field_aliases"]["author"], slop=1))
+            out.append(author_clause(replace(clause, fuzzy=False), config) if clause.keys
+                       else phrase_clause(clause.text, config["field_aliases"]["author"], slop=1))
         elif clause.field:
             out.append(field_clause(clause, config))
         elif clause.phrase:

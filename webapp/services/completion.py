@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from papersearch import tex
+from papersearch import markup
 from papersearch.suggest_inputs import author_inputs
 from webapp.domain import Suggestion
 
@@ -36,7 +36,7 @@ def suggestions(response: dict[str, Any]) -> list[Suggestion]:
         for option in entry.get("options", []):
             matched = option["text"]
             author = _author(matched, option.get("_source", {}).get("authors") or [])
-            kind, text = ("author", author) if author else ("title", tex.to_text(matched))  # formulas readable
+            kind, text = ("author", author) if author else ("title", markup.to_text(matched))  # formulas readable
             key = (kind, text.casefold())
             if key in seen:
                 continue

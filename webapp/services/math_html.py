@@ -18,7 +18,7 @@ from xml.etree import ElementTree as ET
 from latex2mathml.converter import convert
 from markupsafe import escape
 
-from papersearch import tex
+from papersearch import markup, tex
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ELEMENTS = frozenset((
@@ -35,13 +35,47 @@ _ATTRIBUTES = frozenset((
 _LONE_AMPERSAND = re.compile(r"&(?!#x?[0-9a-fA-F]+;|[a-zA-Z]+;)")
 _MARK = re.compile(r"(</?mark>)")
 _CACHE = 4096  # distinct formulas kept per process
+_TEXT_CACHE = 512  # whole fields kept per process: a hostile paper's page costs its rendering once
+# Bounds on hostile TeX (issue 45.10): a formula deeper, with more cells or rows, or longer than these stays its
+# escaped TeX; a field's MathML stops growing at MAX_FIELD_MATHML characters (the rest of its formulas as TeX).
+MAX_DEPTH = 16  # nested braces
+MAX_CELLS = 64  # & and \\ in one formula (matrices)
+MAX_FORMULA = 300  # characters of TeX converted
+MAX_FIELD_MATHML = 60_000
+# Dimension attributes (\hspace{100000em} is <mspace width="100000em">): kept only when modest.
+_DIMENSIONS = frozenset(("width", "height", "depth", "lspace", "rspace", "minsize", "maxsize", "voffset"))
+_DIMENSION = re.compile(r"(-?\d*\.?\d+)\s*(em|ex|px|pt|mu|%)?")
+_LIMITS = {"em": 10, "ex": 20, "px": 160, "pt": 120, "mu": 180, "%": 300, None: 10}
+
+
+def _modest(name: str, value: str) -> bool:
+    """Whether an attribute may stay: any allowed one but a dimension, a dimension within _LIMITS (or named,
+    "thinmathspace")."""
+    if name not in _DIMENSIONS:
+        return True
+    found = _DIMENSION.fullmatch(value.strip())
+    if not found:
+        return value.strip().isalpha()
+    return abs(float(found[1])) <= _LIMITS[found[2]]
+
+
+def _bounded(formula: str) -> bool:
+    """Whether a formula is small enough to convert: length, brace depth, matrix cells."""
+    if len(formula) > MAX_FORMULA or formula.count("&") + formula.count("\\\\") > MAX_CELLS:
+        return False
+    depth = 0
+    for c in formula:
+        depth += 1 if c == "{" else -1 if c == "}" else 0
+        if depth > MAX_DEPTH:
+            return False
+    return True
 
 
 def _clean(element: ET.Element) -> ET.Element | None:
     name = element.tag.rsplit("}", 1)[-1]
     if name not in _ELEMENTS:
         return None
-    out = ET.Element(name, {k: v for k, v in element.attrib.items() if k in _ATTRIBUTES})
+    out = ET.Element(name, {k: v for k, v in element.attrib.items() if k in _ATTRIBUTES and _modest(k, v)})
     out.text = element.text
     for child in element:
         kept = _clean(child)
@@ -59,7 +93,10 @@ def _clean(element: ET.Element) -> ET.Element | None:
 
 @lru_cache(maxsize=_CACHE)
 def mathml(formula: str) -> str | None:
-    """The formula as inline MathML (safe to embed in HTML), or None when it cannot be converted."""
+    """The formula as inline MathML (safe to embed in HTML), or None when it cannot be converted or is beyond
+    the bounds on hostile TeX (_bounded)."""
+    if not _bounded(formula):
+        return None
     try:  # math-mode < and > come out as entities; \text{…} verbatim, so markup there is parsed and dropped
         root = _clean(ET.fromstring(_LONE_AMPERSAND.sub("&amp;", convert(formula))))
     except Exception:  # the converter raises assorted errors on TeX it cannot read
@@ -71,15 +108,51 @@ def mathml(formula: str) -> str | None:
     return ET.tostring(root, encoding="unicode", short_empty_elements=False)
 
 
-def _formula_html(span: tex.Span, written: str) -> str:
-    return mathml(span.tex) or str(escape(written))
+class _Budget:
+    """What is left of one field's MathML (MAX_FIELD_MATHML characters): past it, formulas stay TeX."""
+
+    def __init__(self) -> None:
+        self.left = MAX_FIELD_MATHML
+
+    def formula_html(self, span: tex.Span, written: str) -> str:
+        converted = mathml(span.tex) if self.left > 0 else None
+        if converted is None:
+            return str(escape(written))
+        self.left -= len(converted)
+        return converted
 
 
+_TAGS = {"em": "em", "strong": "strong", "code": "code"}
+_LINKABLE = re.compile(r"https?://", re.IGNORECASE)
+
+
+def _piece_html(piece: markup.Piece, inner: str) -> str:
+    """A marked-up piece around its (already escaped, perhaps marked) inner text: emphasis as <em>/<strong>/
+    <code>, a web address as a link (http and https only; any other stays text), a citation as [keys]."""
+    if piece.kind in _TAGS:
+        return f"<{_TAGS[piece.kind]}>{inner}</{_TAGS[piece.kind]}>"
+    if piece.kind == "url" and _LINKABLE.match(piece.inner):
+        return f'<a href="{escape(piece.inner)}" rel="nofollow ugc noopener">{inner}</a>'
+    if piece.kind == "cite":
+        return f"[{inner}]"
+    return inner
+
+
+@lru_cache(maxsize=_TEXT_CACHE)
 def text_html(text: str) -> str:
-    """Plain text as escaped HTML, its formulas as MathML."""
-    if not tex.may_have_math(text):
+    """Plain text as escaped HTML, its formulas as MathML, its markup (papersearch/markup.py) as HTML."""
+    if not markup.may_have_markup(text):
         return str(escape(text))
-    return "".join(_formula_html(span, piece) if span else str(escape(piece)) for piece, span in tex.segments(text))
+    budget = _Budget()
+    out: list[str] = []
+    for piece in markup.pieces(text):
+        if piece.kind == "text":
+            out.append(str(escape(piece.written)))
+        elif piece.span is not None:
+            out.append(budget.formula_html(piece.span, piece.written))
+        else:
+            out.append(_piece_html(piece, str(escape(piece.inner))))
+    return "".join(out)
 
 
 def _unmark(fragment: str) -> tuple[str, list[bool]]:
@@ -103,7 +176,9 @@ def _complete(text: str, marks: list[bool], source: str) -> tuple[str, list[bool
     if at < 0:
         return text, marks
     start, end = at, at + len(text)
-    for span in tex.spans(source):
+    for span in markup.pieces(source):
+        if span.kind == "text":
+            continue
         if span.start < start < span.end:
             start = span.start
         if span.start < end < span.end:
@@ -124,18 +199,23 @@ def _marked_html(text: str, marks: list[bool], offset: int) -> str:
     return "".join(out)
 
 
+@lru_cache(maxsize=_TEXT_CACHE)
 def fragment_html(fragment: str, source: str) -> str:
-    """A highlight fragment of `source` with its formulas as MathML, each marked whole when any of it matched."""
-    if not tex.may_have_math(source):
+    """A highlight fragment of `source` with its formulas as MathML, each marked whole when any of it matched,
+    and its markup as HTML with the marks of its words kept."""
+    if not markup.may_have_markup(source):
         return fragment
     text, marks = _complete(*_unmark(fragment), source)
+    budget = _Budget()
     out: list[str] = []
-    at = 0
-    for piece, span in tex.segments(text):
-        if span is None:
-            out.append(_marked_html(piece, marks, at))
+    for piece in markup.pieces(text):
+        at = piece.start
+        if piece.kind == "text":
+            out.append(_marked_html(piece.written, marks, at))
+        elif piece.span is not None:
+            formula = budget.formula_html(piece.span, piece.written)
+            out.append(f"<mark>{formula}</mark>" if any(marks[at:at + len(piece.written)]) else formula)
         else:
-            formula = _formula_html(span, piece)
-            out.append(f"<mark>{formula}</mark>" if any(marks[at:at + len(piece)]) else formula)
-        at += len(piece)
+            inner = _marked_html(piece.inner, marks, at + piece.inner_at)
+            out.append(_piece_html(piece, inner))
     return "".join(out)

@@ -2,10 +2,10 @@
 search's: each a small plan (plain data) and the body it is sent as. The words of an author page's query are
 the search's own first round (plan.Search.first): scored, and highlighted, exactly as on the results page.
 
-- an author page: the papers of one folded name (papersearch/author_keys.py) under the page's filters, newest
-  first or by relevance, with the facets over them (disjunctive, as on the results page); and beside it in
-  one _msearch the name's profile: its spellings and co-authors, and its newest papers' authors and topics
-  (whether the name covers several people: author_groups.py);
+- an author page: the papers of one person's name keys (papersearch/author_keys.py, author_names.py) under the
+  page's filters, newest first or by relevance, with the facets over them (disjunctive, as on the results
+  page); and beside it in one _msearch the name's profile: its spellings and co-authors, and its newest
+  papers' authors and topics (whether the name covers several people: author_groups.py);
 - a topic page: its newest papers, with the facets (years, venues, subareas), the most frequent authors and
   the concepts most particular to it; on a large index the facets come in a second request, sampled as a
   search's are when the topic has more papers than can be paged through (plan.Live.sample_probability);
@@ -35,7 +35,7 @@ class AuthorPapers:
     """An author page's papers and facets: the name's papers under the page's filters in the page's order
     (params.sort), `words` the query's first round when one is given (its scoring and highlight)."""
 
-    key: str
+    keys: tuple[str, ...]  # the person's indexed name keys (author_names.py)
     params: SearchParams
     words: Page | None = None
 
@@ -44,7 +44,7 @@ class AuthorPapers:
 class AuthorProfile:
     """Everything the name's papers say about it, whatever the page's query and filters."""
 
-    key: str
+    keys: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,8 @@ def body(request: Request, config: dict) -> Query:
     raise TypeError(f"not a profile request: {request!r}")
 
 
-def _author(key: str) -> Query:
-    return {"term": {AUTHOR_KEYS: key}}
+def _author(keys: tuple[str, ...]) -> Query:
+    return {"terms": {AUTHOR_KEYS: list(keys)}}
 
 
 def _source(config: dict) -> Query:
@@ -98,7 +98,7 @@ def _author_papers(request: AuthorPapers, config: dict) -> Query:
     filters = fq.facet_filters(params, config)
     words = render.scoring_query(request.words, config) if request.words else {"match_all": {}}
     out: Query = {
-        "query": filtered(words, [_author(request.key)]),
+        "query": filtered(words, [_author(request.keys)]),
         "aggs": fq.aggregations(config, filters),
         "sort": config["sorts"][params.sort],
         "track_total_hits": True,
@@ -118,7 +118,7 @@ def _author_profile(request: AuthorProfile, config: dict) -> Query:
     settings = config["profiles"]
     area_field = fq.facet_config(config, "topic")["levels"][0]["field"]
     return {
-        "query": bool_query(filter=[_author(request.key)]),
+        "query": bool_query(filter=[_author(request.keys)]),
         "size": settings["groups"]["papers"],
         "sort": config["sorts"][settings["sort"]],
         "track_total_hits": True,

@@ -10,8 +10,9 @@ from collections import Counter
 from http import HTTPStatus
 from typing import Any
 
-from papersearch.author_keys import author_key
+from papersearch.author_keys import author_key, is_surname, people
 from papersearch.taxonomy import PATH_SEPARATOR, Topic
+from papersearch.text import has_cjk
 from webapp.domain import (
     AuthorProfile,
     BadQuery,
@@ -22,7 +23,7 @@ from webapp.domain import (
     SearchUnavailable,
     TopicProfile,
 )
-from webapp.services import author_groups, render
+from webapp.services import author_groups, author_names, render
 from webapp.services import profile_queries as pq
 from webapp.services.es_errors import es_errors
 from webapp.services.facets import facets
@@ -60,32 +61,59 @@ class ProfileService:
     # --- authors -------------------------------------------------------------------------------------
 
     def author(self, name: str, params: SearchParams) -> AuthorProfile | None:
-        """The page of every name that folds as `name` does; None when no paper has one."""
-        key = author_key(name)
-        if not key:
-            return None
+        """The page of the person the name means (every spelling of them: author_names.py); None when no paper
+        has one (a surname many people carry: people() lists them)."""
         self.search.start_budget()
+        person = author_names.look_up(self.search, name)
+        if person is None:
+            return None
+        keys = person.keys
+        if not keys and not is_surname(person.key):
+            return None  # a full name no paper has is no one else's page
+        if is_surname(person.key):
+            found = people(list(person.surname))
+            if len(found) != 1:
+                return None
+            keys = tuple(author_names.person_keys(found[0][0], [k for k, _ in person.surname]))
         words = None
         if params.q:
             first, _, _ = self.search.plan(params).first()
             words = first if not first.cacheable else None  # syntax alone ("-") leaves no words to rank by
         settings = self.config["profiles"]
         params = params.model_copy(update={"sort": settings["query_sort" if words else "sort"]})  # the page's order
-        listed, profile = self._send([pq.AuthorPapers(key, params, words), pq.AuthorProfile(key)], "author")
+        listed, profile = self._send([pq.AuthorPapers(keys, params, words), pq.AuthorProfile(keys)], "author")
         papers = profile["hits"]["total"]["value"]
         if not papers:
             return None
+        own = frozenset(keys)
         names = [(str(b["key"]), b["doc_count"]) for b in profile["aggregations"]["names"]["buckets"]]
-        spellings = [NameCount(name=n, count=c) for n, c in names if author_key(n) == key]
-        sources = [h.get("_source", {}) for h in profile["hits"]["hits"]]
-        groups = author_groups.paper_groups([(s.get("authors") or [], s.get("topic_area")) for s in sources], key,
-                                            settings["groups"]["min_papers"])
+        spellings = sorted((NameCount(name=n, count=c) for n, c in names if author_key(n) in own),
+                           key=_fullest)
+        sources = [(s.get("authors") or [], s.get("topic_area")) for s in
+                   (h.get("_source", {}) for h in profile["hits"]["hits"])]
+        counted = [(k, c) for k, c in person.surname if k in own]
+        if has_cjk(person.key):
+            groups = author_groups.paper_groups(sources, own, settings["groups"]["min_papers"])
+        else:
+            groups = author_groups.first_name_groups(counted, sources)
         several = author_groups.several_people(groups)
         return AuthorProfile(
-            name=spellings[0].name if spellings else name, key=key, spellings=spellings, papers=papers,
-            coauthors=by_person([(n, c) for n, c in names if author_key(n) != key])[:settings["coauthors"]],
-            several_people=several, groups=groups if several else [], grouped_papers=len(sources),
-            result=self._result(listed, params))
+            name=spellings[0].name if spellings else name, key=keys[0], keys=list(keys), spellings=spellings,
+            papers=papers, coauthors=by_person([(n, c) for n, c in names if author_key(n) not in own])[
+                :settings["coauthors"]],
+            several_people=several, groups=groups if several else [],
+            grouped_papers=sum(g.papers for g in groups) if several else 0, result=self._result(listed, params))
+
+    def people(self, name: str) -> list[NameCount]:
+        """The people carrying a surname (or the surname of a name no paper has), most papers first, each by
+        their most common spelling's key; at most profiles.names.people."""
+        self.search.start_budget()
+        person = author_names.look_up(self.search, name)
+        if person is None or has_cjk(person.key):
+            return []
+        found = people(list(person.surname))[:self.config["profiles"]["names"]["people"]]
+        written = author_names.as_written(self.search, [k for k, _ in found])
+        return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         total = answer["hits"]["total"]["value"]
@@ -139,6 +167,13 @@ class ProfileService:
                       for b in area.get("children", {}).get("buckets", []) if PATH_SEPARATOR in str(b["key"])]
             out += [(t, _day(b)) for t, b in found if taxonomy.canonical(t.area, t.subarea) == t]
         return out
+
+
+def _fullest(spelling: NameCount) -> tuple[int, int, int, int, str]:
+    """Most papers first; of equally many, the one with most names, then with its diacritics (Schölkopf, not the
+    transliterated Schoelkopf), then names written out (Bernhard, not B.)."""
+    name = spelling.name
+    return -spelling.count, -len(name.split()), -sum(not c.isascii() for c in name), -len(name), name
 
 
 def by_person(names: list[tuple[str, int]]) -> list[NameCount]:

@@ -162,7 +162,8 @@ def highlight_query(hl: Highlight, config: dict) -> Query:
     if hl.words:
         should.append({"multi_match": {"query": " ".join(hl.words), "fields": fields}})
     should += [cl.phrase_clause(p, fields) for p in hl.phrases]
-    should += [cl.field_clause(c, config) for c in hl.fields]
+    should += [cl.author_highlight(c, config) if c.field == "author" else cl.field_clause(c, config)
+               for c in hl.fields]
     for concept in hl.forms:
         for language, forms in (("en", concept.en), ("zh", concept.zh)):
             on = [f for f in fields if cl.is_chinese_field(f) == (language == "zh") and f not in authors]

@@ -27,8 +27,8 @@ from webapp.domain import (
     SearchResult,
     SearchUnavailable,
 )
+from webapp.services import author_names, plan, render
 from webapp.services import expansion as xp
-from webapp.services import plan, render
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
 from webapp.services.facets import facets
@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 # Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
 # the words (the relaxation ladder's last step), a correction offered, the corrected query's results shown.
 RELAXED, DID_YOU_MEAN, CORRECTED = "relaxed", "did_you_mean", "corrected"
+SIMILAR_AUTHORS = "similar_authors"  # an author: name no paper has: similar names searched (author_names.py)
 LIVE_TTL = 60.0  # seconds: how long what is known of the live index (profile, papers) is trusted
 MIN_REQUEST_TIME = 0.05  # seconds: with less of the budget left, a request is not worth sending
 _deadline: ContextVar[float | None] = ContextVar("search_deadline", default=None)
@@ -110,6 +111,9 @@ class SearchService(PaperLookups):
         did_you_mean = corrected.to_string() if corrected and confirmed and not showing_for else None
         if did_you_mean:
             fallbacks.append(DID_YOU_MEAN)
+        similar = [c.text for c in s.parsed.clauses if c.fuzzy]
+        if similar:
+            fallbacks.append(SIMILAR_AUTHORS)
         total = response["hits"]["total"]
         facets_request = s.facets(shown, total["relation"] == "eq")
         aggregations = send.facets(facets_request) if facets_request else response.get("aggregations", {})
@@ -131,12 +135,13 @@ class SearchService(PaperLookups):
             page_count=params.page_count(total["value"], window),
             too_deep=too_deep,
             fallbacks=fallbacks,
+            similar_authors=similar,
         )
 
     def plan(self, params: SearchParams) -> plan.Search:
-        """The search's inputs: the parsed query, the glossary concepts recognised in it (unless xl=0), what is
-        known of the live index."""
-        parsed = parse_query(params.q)
+        """The search's inputs: the parsed query (author: names looked up), the glossary concepts recognised in it
+        (unless xl=0), what is known of the live index."""
+        parsed = author_names.resolve(self, parse_query(params.q))
         return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), self.live_index())
 
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:

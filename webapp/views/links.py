@@ -10,7 +10,7 @@ from urllib.parse import urlencode, urlsplit
 
 from flask import url_for
 
-from papersearch import tex
+from papersearch import markup
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR, topic_slug
 from papersearch.text import shorten
@@ -175,12 +175,12 @@ def topic_url(area: str, subarea: str | None = None, **values: str | None) -> st
 
 
 def suggestion_url(suggestion: Suggestion) -> str:
-    """Where choosing a suggestion leads: a title opens its paper, an author searches their papers, a
-    concept searches it."""
+    """Where choosing a suggestion leads: a title opens its paper, an author their page, a concept searches it."""
     if suggestion.kind == "title" and suggestion.id:
         return url_for("ui.paper", paper_id=suggestion.id)
-    q = f'author:"{suggestion.text}"' if suggestion.kind == "author" else suggestion.text
-    return url_for("ui.search", q=q)
+    if suggestion.kind == "author":
+        return url_for("ui.author", name=suggestion.text)
+    return url_for("ui.search", q=suggestion.text)
 
 
 def results_url(referrer: str | None, host: str, search_path: str) -> str | None:
@@ -196,4 +196,4 @@ def results_url(referrer: str | None, host: str, search_path: str) -> str | None
 
 def page_description(paper: Hit) -> str:
     """A paper page's meta description: the start of its abstract, formulas readable."""
-    return shorten(tex.to_text(paper.abstract or paper.abstract_zh), DESCRIPTION_LIMIT)
+    return shorten(markup.to_text(paper.abstract or paper.abstract_zh), DESCRIPTION_LIMIT)

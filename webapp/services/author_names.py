@@ -1,0 +1,105 @@
+"""An author's name → the indexed name keys of that person (papersearch/author_keys.py decides which keys are
+one person; this module asks the index which keys carry the surname). Used by author: clauses of a search
+(every result list, facet, export and feed of it) and by author pages, so both mean the same papers.
+
+The look-up is one request: a regexp on `author_keys` built from the folded surname (only [0-9a-z ] and
+escaped; CJK keys are a term), with the keys counted by a terms aggregation. No user text becomes query syntax.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from elasticsearch import Elasticsearch
+
+from papersearch.author_keys import author_key, has_name, is_surname, person_keys, split_key, surname_pattern
+
+__all__ = ["Person", "as_written", "candidates_body", "look_up", "person_keys", "resolve", "written_body"]
+from papersearch.text import has_cjk
+from webapp.services.clauses import AUTHOR_KEYS
+from webapp.services.es_errors import es_errors
+from webapp.services.query_parser import ParsedQuery
+
+
+class Client(Protocol):
+    alias: str
+    config: dict
+
+    def es(self) -> Elasticsearch: ...
+
+
+@dataclass(frozen=True)
+class Person:
+    key: str  # the name's own key
+    keys: tuple[str, ...]  # the indexed keys of the person, most papers first (the name's own first)
+    surname: tuple[tuple[str, int], ...]  # every indexed key of the surname with its papers
+
+
+def candidates_body(key: str, size: int) -> dict[str, Any]:
+    """The keys of the name's surname (however its umlauts are spelt), most papers first."""
+    if has_cjk(key):
+        query: dict[str, Any] = {"term": {AUTHOR_KEYS: key}}
+        terms: dict[str, Any] = {"field": AUTHOR_KEYS, "include": [key], "size": 1}
+    else:
+        pattern = surname_pattern(key)
+        query = {"regexp": {AUTHOR_KEYS: {"value": pattern, "flags": "NONE"}}}
+        terms = {"field": AUTHOR_KEYS, "include": pattern, "size": size}
+    return {"size": 0, "track_total_hits": False, "query": query, "aggs": {"keys": {"terms": terms}}}
+
+
+def look_up(client: Client, name: str) -> Person | None:
+    """The person a name means; None for a name with nothing to fold."""
+    key = author_key(name)
+    if not key:
+        return None
+    settings = client.config["profiles"]["names"]
+    with es_errors(client.alias, "authors"):
+        answer = client.es().search(index=client.alias, body=candidates_body(key, settings["candidates"])).body
+    buckets = [(str(b["key"]), int(b["doc_count"])) for b in answer.get("aggregations", {}).get("keys", {})
+               .get("buckets", [])]
+    if is_surname(key):  # the regexp's "(e)?" also takes a word with an e the key folded away: the word only
+        buckets = [(k, n) for k, n in buckets if has_name(k, key)]
+    elif not has_cjk(key):
+        surname = split_key(key)[1]
+        buckets = [(k, n) for k, n in buckets if split_key(k)[1] == surname]
+    counts = dict(buckets)
+    keys = sorted(person_keys(key, list(counts)), key=lambda k: (k != key, -counts[k], k))
+    return Person(key, tuple(keys), tuple(buckets))
+
+
+def written_body(keys: list[str]) -> dict[str, Any]:
+    """One paper per key, to show each key as a paper writes it (a surname's people: "Bernhard Schölkopf", not the
+    folded "bernhard scholkopf")."""
+    one = {"top_hits": {"size": 1, "_source": ["authors"]}}
+    terms = {"field": AUTHOR_KEYS, "include": keys, "size": len(keys)}
+    return {"size": 0, "track_total_hits": False, "query": {"terms": {AUTHOR_KEYS: keys}},
+            "aggs": {"keys": {"terms": terms, "aggs": {"one": one}}}}
+
+
+def as_written(client: Client, keys: list[str]) -> dict[str, str]:
+    """Each key as one of its papers writes it (keys no paper answers for are left out)."""
+    if not keys:
+        return {}
+    with es_errors(client.alias, "authors"):
+        answer = client.es().search(index=client.alias, body=written_body(keys)).body
+    out: dict[str, str] = {}
+    for bucket in answer.get("aggregations", {}).get("keys", {}).get("buckets", []):
+        for hit in bucket["one"]["hits"]["hits"]:
+            names = hit.get("_source", {}).get("authors") or []
+            out.update({str(bucket["key"]): n for n in names if author_key(n) == bucket["key"]})
+    return out
+
+
+def resolve(client: Client, parsed: ParsedQuery) -> ParsedQuery:
+    """The query with each author: clause's keys looked up; a name no author has searches similar names."""
+    if not any(c.field == "author" for c in parsed.clauses):
+        return parsed
+    clauses = []
+    for clause in parsed.clauses:
+        if clause.field == "author" and clause.keys is None:
+            person = look_up(client, clause.text)
+            keys = person.keys if person else ()
+            clause = replace(clause, keys=keys, fuzzy=not keys and not clause.excluded)
+        clauses.append(clause)
+    return replace(parsed, clauses=tuple(clauses))
