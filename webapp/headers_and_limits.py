@@ -2,7 +2,7 @@
 
 The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one moving window per client
 IP over every page and API route, each request weighed by its cost (WEIGHTS: an export, a sitemap or a feed
-counts as the searches it makes); static files and the health probes are exempt. Counts live in
+counts as the searches it makes); static files, /healthz and /metrics are exempt. Counts live in
 PAPERSEARCH_RATE_LIMIT_STORAGE: `memory://` counts per gunicorn worker, `redis://host:6379` once for all
 workers and hosts (see DECISIONS.md "Rate limiting with Flask-Limiter"). Behind a reverse proxy set
 PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
@@ -22,7 +22,10 @@ from limits import parse_many
 from webapp.controllers.list_params import EXPORT_MAX
 
 RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
-EXEMPT_PREFIXES = ("/static/", "/healthz", "/readyz", "/metrics")  # probes, scrapes, assets: never throttled
+# Never throttled, matched by endpoint (not by a path prefix: /metricsX or /healthz/.. are ordinary unknown URLs
+# and count): assets, the liveness probe that never touches Elasticsearch, and the scrape (loopback by default).
+# /readyz searches the alias, so it counts like a page.
+EXEMPT_ENDPOINTS = frozenset({"static", "health.healthz", "metrics"})
 DISABLED = ("", "0", "off", "none")
 
 CSP = "; ".join([
@@ -94,7 +97,7 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
             # Unknown URLs count too (Flask-Limiter skips requests without an endpoint by default).
             request_identifier=lambda: request.endpoint or "unmatched",
         )
-        limiter.request_filter(lambda: request.path.startswith(EXEMPT_PREFIXES))
+        limiter.request_filter(lambda: request.endpoint in EXEMPT_ENDPOINTS)
         app.extensions["papersearch_limiter"] = limiter
 
         @app.errorhandler(RateLimitExceeded)
