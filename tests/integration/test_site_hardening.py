@@ -178,3 +178,15 @@ def test_a_small_url_cannot_buy_megabytes(client):
     assert "at most 10" in probe.get_data(as_text=True)
     at_limit = client.get(url(10))
     assert at_limit.status_code == 200 and len(at_limit.data) < 500_000
+
+
+def test_a_paper_page_linking_back_to_a_search_is_not_publicly_cached(client):
+    """Issue 45.7: the back link carries the visitor's search (from the Referer), so the page is per visitor."""
+    paper = client.get("/api/search?q=learning").get_json()["hits"][0]["id"]
+    came_from = client.get(f"/paper/{paper}", headers={"Referer": "http://localhost/?q=my+private+search"})
+    assert "my+private+search" in came_from.get_data(as_text=True)
+    assert came_from.headers["Cache-Control"] == caching.PER_VISITOR
+    plain = client.get(f"/paper/{paper}")
+    assert plain.headers["Cache-Control"] == caching.SHORT
+    elsewhere = client.get(f"/paper/{paper}", headers={"Referer": "https://evil.example/?q=x"})
+    assert elsewhere.headers["Cache-Control"] == caching.SHORT
