@@ -122,6 +122,15 @@ class RetypeEvent(Event):
     event: Literal["retype"] = RETYPE
     previous_query_id: str = Field(pattern=QUERY_ID_PATTERN)
     source: Source  # that of the new search
+    # When the new search was served: the retype goes into that day's index under retype-<query id>, so a search
+    # is retyped once however often the beacon is sent (issue 45.8). Not stored.
+    searched_at: datetime | None = Field(default=None, exclude=True)
+
+    def index_time(self) -> datetime:
+        return self.searched_at or self.timestamp
+
+    def document_id(self) -> str | None:
+        return f"retype-{self.query_id}"
 
 
 EVENT_MODELS: dict[str, type[Event]] = {SEARCH: SearchEvent, CLICK: ClickEvent, RETYPE: RetypeEvent}

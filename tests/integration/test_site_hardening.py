@@ -7,6 +7,7 @@ is tests/integration/test_slow_clients.py.)
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import re
 from datetime import timedelta
@@ -78,7 +79,9 @@ def test_static_files_are_linked_by_digest_and_kept_for_a_year(client):
     assert {"style.css", "app.js", "favicon.svg"} <= set(links), links
     css = client.get(f"/static/style.css?v={links['style.css']}", headers={"Cookie": "lang=zh"})
     assert css.status_code == 200 and css.headers["Cache-Control"] == caching.IMMUTABLE
-    assert "Expires" not in css.headers and "Vary" not in css.headers and "Set-Cookie" not in css.headers
+    # Only the encoding may vary (compressed or not: webapp/compression.py), never the language or the cookie.
+    assert css.headers.get("Vary", "Accept-Encoding") == "Accept-Encoding"
+    assert "Expires" not in css.headers and "Set-Cookie" not in css.headers
     assert hashlib.sha256(css.get_data()).hexdigest()[:12] == links["style.css"]
     # An old or made-up digest is not promised for a year: that URL may serve another file tomorrow.
     assert client.get("/static/style.css?v=000000000000").headers["Cache-Control"] == "public, max-age=3600"
@@ -190,3 +193,42 @@ def test_a_paper_page_linking_back_to_a_search_is_not_publicly_cached(client):
     assert plain.headers["Cache-Control"] == caching.SHORT
     elsewhere = client.get(f"/paper/{paper}", headers={"Referer": "https://evil.example/?q=x"})
     assert elsewhere.headers["Cache-Control"] == caching.SHORT
+
+
+def _junk_url(path: str) -> str:
+    """The probe's URL (issue 45.3): size=100 and nine junk venue and area values of 290 characters each."""
+    junk = [(name, (name[0] * 290)[:288] + f"{i:02d}") for name in ("venue", "area") for i in range(9)]
+    return path + urlencode([("q", "learning"), ("size", "100"), *junk])
+
+
+def test_unknown_filter_values_are_not_echoed_as_facet_entries(client):
+    body = client.get(_junk_url("/api/search?")).get_json()
+    entries = [v["value"] for f in body["facets"] for v in f["values"]]
+    assert not [v for v in entries if v.startswith(("vvvv", "aaaa"))], entries
+    # A value some paper has stays, with 0 under the other filters, so it can be unselected.
+    real = client.get("/api/search?q=learning").get_json()
+    venue = next(v["value"] for f in real["facets"] if f["name"] == "venue" for v in f["values"])
+    area = next(v["value"] for f in real["facets"] if f["name"] == "topic" for v in f["values"])
+    both = client.get("/api/search?" + urlencode([("q", "learning"), ("venue", venue), ("area", "aaaa"),
+                                                  ("area", area), ("year", "1901")])).get_json()
+    shown = {f["name"]: {v["value"]: v for v in f["values"]} for f in both["facets"]}
+    assert shown["venue"][venue]["selected"] and area in shown["topic"] and "aaaa" not in shown["topic"]
+    assert "1901" not in shown["year"]
+
+
+def test_answers_are_compressed_where_the_client_accepts_gzip(client):
+    for n, url in enumerate((_junk_url("/?"), _junk_url("/api/search?"), "/?q=learning&size=100",
+                             "/api/export?q=learning")):
+        plain = client.get(url)
+        packed = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert plain.status_code == packed.status_code == 200, url
+        assert "Content-Encoding" not in plain.headers
+        assert packed.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed.headers["Vary"]
+        # The same answer but its signed query id (one per response).
+        assert abs(len(gzip.decompress(packed.get_data())) - len(plain.get_data())) < 100, n
+        assert len(packed.get_data()) * 2 < len(plain.get_data()), (n, len(packed.get_data()), len(plain.data))
+    # The probe's page: the bytes out per byte of URL, plain and compressed.
+    url = _junk_url("/?")
+    ratio = len(client.get(url, headers={"Accept-Encoding": "gzip"}).get_data()) / len(url)
+    assert ratio < 5, ratio
+    assert "Content-Encoding" not in client.get("/healthz", headers={"Accept-Encoding": "gzip"}).headers  # tiny

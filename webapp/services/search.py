@@ -31,6 +31,7 @@ from webapp.services import expansion as xp
 from webapp.services import plan, render
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
+from webapp.services.facet_queries import KNOWN
 from webapp.services.facets import facets
 from webapp.services.hits import missing_words, relevance_score, to_hit
 from webapp.services.labels import TopicLabels
@@ -279,7 +280,9 @@ class _Sender:
     def facets(self, request: plan.Facets) -> dict:
         answer, = self._round([request], "facets")
         aggregations = answer.get("aggregations", {})
-        return aggregations.get(render.SAMPLE_AGG, {}) if request.probability < 1 else aggregations
+        if request.probability >= 1:
+            return aggregations
+        return {**aggregations.get(render.SAMPLE_AGG, {}), **{k: v for k, v in aggregations.items() if k == KNOWN}}
 
 
 def _total(response: Answer) -> tuple[int, bool]:
