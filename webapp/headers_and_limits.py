@@ -11,10 +11,11 @@ PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Callable
 
-from flask import Flask, Response, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits import parse_many
@@ -56,14 +57,56 @@ WEIGHTS = {"exports.export": 40, "crawlers.sitemap_xml": 40, "crawlers.sitemap_f
 EXPORT_ENDPOINT = "exports.export"
 
 
+SEARCH_ENDPOINTS = {"ui.search": "page", "api.search": "api"}  # weighed by what their plan will send
+
+
 def cost() -> int:
-    """This request's weight in the rate limit (1 for a search, a page, a paper)."""
+    """This request's weight in the rate limit: a search by its clauses, concepts and size (config query_cost,
+    webapp/services/plan.py cost()); a page or a paper 1."""
+    if request.endpoint in SEARCH_ENDPOINTS:
+        return _search_cost(SEARCH_ENDPOINTS[request.endpoint])
     weight = WEIGHTS.get(request.endpoint or "", 1)
     if request.endpoint == EXPORT_ENDPOINT:
         limit = request.args.get("limit", "")
         asked = int(limit) if limit.isdigit() and 0 < int(limit) <= EXPORT_MAX else EXPORT_MAX
         weight = max(1, math.ceil(weight * asked / EXPORT_MAX))
     return weight
+
+
+def _search_cost(source: str) -> int:
+    from webapp.controllers import search as controller  # the app's controllers, once the app is built
+
+    cached = g.get("search_cost")
+    if cached is None:  # Flask-Limiter asks once per limit and again for the window: parse once
+        extensions = current_app.extensions
+        cached = g.search_cost = controller.cost(extensions["search_service"], request.args,
+                                                 extensions["request_args"], source)  # type: ignore[arg-type]
+    return cached
+
+
+class Concurrency:
+    """At most `cap` searches of one client (IP) at once in this process: a client with many connections
+    cannot hold every thread with costly searches while its rate-limit window still has room (issue 45.2)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._lock = threading.Lock()
+        self._running: dict[str, int] = {}
+
+    def enter(self, client: str) -> bool:
+        with self._lock:
+            if self._running.get(client, 0) >= self.cap:
+                return False
+            self._running[client] = self._running.get(client, 0) + 1
+            return True
+
+    def leave(self, client: str) -> None:
+        with self._lock:
+            left = self._running.get(client, 0) - 1
+            if left > 0:
+                self._running[client] = left
+            else:
+                self._running.pop(client, None)
 
 
 def rate_limit_spec(spec: str) -> str | None:
@@ -88,6 +131,7 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
 
     spec = rate_limit_spec(rate_limit)
     if spec is not None:
+        _limit_concurrency(app, on_limited)
         limiter = Limiter(
             get_remote_address, app=app, application_limits=[spec], storage_uri=storage_uri,
             # A shared store that stops answering (Redis) costs the shared count, not the site: each worker
@@ -115,3 +159,27 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
         for name, value in HEADERS.items():
             response.headers.setdefault(name, value)
         return response
+
+
+def _limit_concurrency(app: Flask, on_limited: Callable[[int], Response] | None) -> None:
+    running = Concurrency(int(app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_per_client"]))
+    app.extensions["papersearch_concurrency"] = running
+
+    @app.before_request
+    def _enter() -> Response | None:
+        if request.endpoint not in SEARCH_ENDPOINTS:
+            return None
+        client = get_remote_address()
+        if not running.enter(client):
+            response = on_limited(1) if on_limited else Response("Too Many Requests", 429)
+            response.status_code = 429
+            response.headers["Retry-After"] = "1"
+            return response
+        g.concurrency_client = client
+        return None
+
+    @app.teardown_request
+    def _leave(_exc: BaseException | None) -> None:
+        client = g.pop("concurrency_client", None)
+        if client is not None:
+            running.leave(client)

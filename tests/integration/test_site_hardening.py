@@ -15,10 +15,12 @@ from urllib.parse import urlencode
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from support import SAMPLE, loaded_alias
+from support import ROOT, SAMPLE, loaded_alias
 
 from indexer.querylog_report import build
 from webapp import caching, create_app
+from webapp.domain import BadQuery
+from webapp.services.query_parser import parse_query
 
 PUBLIC = "https://papers.example.org"
 EVIL = "evil.example"
@@ -232,3 +234,58 @@ def test_answers_are_compressed_where_the_client_accepts_gzip(client):
     ratio = len(client.get(url, headers={"Accept-Encoding": "gzip"}).get_data()) / len(url)
     assert ratio < 5, ratio
     assert "Content-Encoding" not in client.get("/healthz", headers={"Accept-Encoding": "gzip"}).headers  # tiny
+
+
+def _costly_query(clauses: int = 32) -> str:
+    """The probe's query (issue 45.2): Chinese concept names of the glossary, one after another, up to `clauses`
+    words."""
+    rows = [line.split("\t") for line in (ROOT / "config" / "concepts.tsv").read_text("utf-8").splitlines()
+            if line and not line.startswith("#")]
+    names: list[str] = []
+    for name in (row[3].split("|")[0] for row in rows if len(row) > 3 and row[3]):
+        try:
+            if len(parse_query(" ".join([*names, name])).clauses) > clauses:
+                break
+        except BadQuery:
+            break
+        names.append(name)
+    return " ".join(names)
+
+
+def test_a_costly_query_exhausts_the_limit_sooner_than_plain_ones(cluster, web_alias):
+    def served(url: str) -> int:
+        client = create_app(cluster.settings(web_alias), rate_limit="60/minute").test_client()
+        codes = [client.get(url).status_code for _ in range(70)]
+        assert set(codes) <= {200, 429}, client.get(url).get_json()
+        return codes.count(200)
+
+    plain = served("/api/search?q=learning")
+    costly = served("/api/search?" + urlencode({"q": _costly_query(), "size": 100}))
+    assert plain >= 30 and costly * 8 <= plain, (plain, costly)
+
+
+def test_a_query_is_bounded_and_priced_by_the_plan(app):
+    from webapp.domain import SearchParams
+
+    service = app.extensions["search_service"]
+    config = app.config["SEARCH_CONFIG"]["query_cost"]
+    costly = _costly_query(config["max_clauses"])
+    assert service.cost(SearchParams(q="learning")) <= 2
+    assert service.cost(SearchParams(q=costly, size=100)) == config["max_units"]
+    with pytest.raises(BadQuery):  # more words than that: refused before anything is sent
+        service.cost(SearchParams(q=costly + " one more"))
+
+
+def test_one_client_runs_at_most_a_few_searches_at_once(cluster, web_alias):
+    app = create_app(cluster.settings(web_alias), rate_limit="1000/minute")
+    running = app.extensions["papersearch_concurrency"]
+    cap = app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_per_client"]
+    for _ in range(cap):
+        assert running.enter("127.0.0.1")  # searches of this client still running
+    client = app.test_client()
+    refused = client.get("/api/search?q=learning")
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert client.get("/api/search?q=learning", environ_base={"REMOTE_ADDR": "10.7.7.7"}).status_code == 200
+    assert client.get("/paper/nosuch").status_code == 404  # only searches are capped
+    running.leave("127.0.0.1")
+    assert client.get("/api/search?q=learning").status_code == 200

@@ -141,6 +141,11 @@ class SearchService(PaperLookups):
         parsed = parse_query(params.q)
         return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), self.live_index())
 
+    def cost(self, params: SearchParams) -> int:
+        """What the search will weigh in the rate limit (plan.cost), without asking Elasticsearch anything."""
+        parsed = parse_query(params.q)  # BadQuery for too many clauses: answered 400 without searching
+        return plan.cost(parsed, self._expansions(parsed, params), params.size, self.config)
+
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
         xl = self.config["cross_lingual"]
         return (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
