@@ -85,24 +85,26 @@ def _search_cost(source: str) -> int:
 
 
 class Concurrency:
-    """At most `cap` searches of one client (IP) at once in this process: a client with many connections
-    cannot hold every thread with costly searches while its rate-limit window still has room (issue 45.2)."""
+    """At most `cap` cost units (plan.cost) of one client's (IP's) searches at once in this process, one search
+    always: a client with many connections cannot hold every thread with costly searches while its rate-limit
+    window still has room (issue 45.2), while several plain searches from one address (a NAT, a campus) go on."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self._lock = threading.Lock()
         self._running: dict[str, int] = {}
 
-    def enter(self, client: str) -> bool:
+    def enter(self, client: str, units: int = 1) -> bool:
         with self._lock:
-            if self._running.get(client, 0) >= self.cap:
+            running = self._running.get(client, 0)
+            if running and running + units > self.cap:
                 return False
-            self._running[client] = self._running.get(client, 0) + 1
+            self._running[client] = running + units
             return True
 
-    def leave(self, client: str) -> None:
+    def leave(self, client: str, units: int = 1) -> None:
         with self._lock:
-            left = self._running.get(client, 0) - 1
+            left = self._running.get(client, 0) - units
             if left > 0:
                 self._running[client] = left
             else:
@@ -162,24 +164,24 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
 
 
 def _limit_concurrency(app: Flask, on_limited: Callable[[int], Response] | None) -> None:
-    running = Concurrency(int(app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_per_client"]))
+    running = Concurrency(int(app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_units_per_client"]))
     app.extensions["papersearch_concurrency"] = running
 
     @app.before_request
     def _enter() -> Response | None:
         if request.endpoint not in SEARCH_ENDPOINTS:
             return None
-        client = get_remote_address()
-        if not running.enter(client):
+        client, units = get_remote_address(), _search_cost(SEARCH_ENDPOINTS[request.endpoint])
+        if not running.enter(client, units):
             response = on_limited(1) if on_limited else Response("Too Many Requests", 429)
             response.status_code = 429
             response.headers["Retry-After"] = "1"
             return response
-        g.concurrency_client = client
+        g.concurrency_client = (client, units)
         return None
 
     @app.teardown_request
     def _leave(_exc: BaseException | None) -> None:
-        client = g.pop("concurrency_client", None)
-        if client is not None:
-            running.leave(client)
+        held = g.pop("concurrency_client", None)
+        if held is not None:
+            running.leave(*held)

@@ -277,15 +277,21 @@ def test_a_query_is_bounded_and_priced_by_the_plan(app):
 
 
 def test_one_client_runs_at_most_a_few_searches_at_once(cluster, web_alias):
+    """Issue 45.2: searches running at once are capped per client by their cost units: one costly search at a
+    time, several plain ones."""
     app = create_app(cluster.settings(web_alias), rate_limit="1000/minute")
     running = app.extensions["papersearch_concurrency"]
-    cap = app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_per_client"]
-    for _ in range(cap):
-        assert running.enter("127.0.0.1")  # searches of this client still running
+    cap = app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_units_per_client"]
+    assert running.enter("127.0.0.1", cap)  # a costly search of this client still running
     client = app.test_client()
     refused = client.get("/api/search?q=learning")
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
     assert client.get("/api/search?q=learning", environ_base={"REMOTE_ADDR": "10.7.7.7"}).status_code == 200
     assert client.get("/paper/nosuch").status_code == 404  # only searches are capped
-    running.leave("127.0.0.1")
+    running.leave("127.0.0.1", cap)
+    assert [running.enter("127.0.0.1", 1) for _ in range(3)] == [True] * 3  # plain ones side by side
     assert client.get("/api/search?q=learning").status_code == 200
+    assert client.get("/api/search?" + urlencode({"q": _costly_query(), "size": 100})).status_code == 429
+    for _ in range(3):
+        running.leave("127.0.0.1", 1)
+    assert client.get("/api/search?" + urlencode({"q": _costly_query(), "size": 100})).status_code in (200, 503)
