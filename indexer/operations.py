@@ -13,7 +13,7 @@ from indexer.build_lock import BuildLock
 from indexer.loader import LoadStats, load
 from indexer.prepare import Producer, start
 from indexer.rejects import RejectsWriter
-from papersearch import index_definition
+from papersearch import index_definition, querylog_schema
 from papersearch.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -58,6 +58,7 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Pro
 
     Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
+    querylog_schema.ensure_template(client)  # the webapp's query log makes its daily indices from it
     with start(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         replicas = settings.replicas if settings.replicas is not None else default_replicas(client)

@@ -122,6 +122,15 @@ class RetypeEvent(Event):
     event: Literal["retype"] = RETYPE
     previous_query_id: str = Field(pattern=QUERY_ID_PATTERN)
     source: Source  # that of the new search
+    # When the new search was served: the retype goes into that day's index under retype-<query id>, so a search
+    # is retyped once however often the beacon is sent (issue 45.8). Not stored.
+    searched_at: datetime | None = Field(default=None, exclude=True)
+
+    def index_time(self) -> datetime:
+        return self.searched_at or self.timestamp
+
+    def document_id(self) -> str | None:
+        return f"retype-{self.query_id}"
 
 
 EVENT_MODELS: dict[str, type[Event]] = {SEARCH: SearchEvent, CLICK: ClickEvent, RETYPE: RetypeEvent}
@@ -136,9 +145,10 @@ INDEX_BODY: dict = {
     # One replica wherever a second node exists; a single node stays green.
     "settings": {"number_of_shards": 1, "auto_expand_replicas": "0-1", "refresh_interval": "10s"},
     "mappings": {
-        # Documents of a newer webapp may carry fields this day's index does not know: kept, not indexed,
-        # and no mapping update (the web role may not change mappings).
-        "dynamic": "false",
+        # Only documents of the log's own shape (issue 45.6): a field the mapping lacks is refused, so the web
+        # user cannot grow a day's mapping nor hide data in it. A new field is a new template (the indexer's
+        # next build puts it) before a webapp writes it.
+        "dynamic": "strict",
         "properties": {
             "timestamp": {"type": "date"},
             "event": _KEYWORD,
@@ -162,3 +172,25 @@ INDEX_BODY: dict = {
         },
     },
 }
+
+
+# The daily indices are made by the first document of the day (the web user may append, never create an index
+# of its own shape): this template, put by the indexer's side (ensure_template, every build), gives each the
+# settings and strict mapping above (DECISIONS.md "Least privilege for the web user").
+TEMPLATE_NAME = "papersearch-querylog"
+TEMPLATE_PRIORITY = 500
+
+
+def template_body() -> dict:
+    return {"index_patterns": [INDEX_PATTERN], "priority": TEMPLATE_PRIORITY, "template": INDEX_BODY,
+            "_meta": {"owner": "papersearch indexer", "what": "query log daily indices"}}
+
+
+def ensure_template(client) -> None:  # type: ignore[no-untyped-def]
+    """Put the query log's index template (idempotent; the indexer's identity, cluster manage_index_templates)."""
+    client.indices.put_index_template(name=TEMPLATE_NAME, **template_body())
+
+
+# create_doc still lets its holder put mappings in this major version (a deprecation warning says so): a limit of
+# exactly the log's own fields makes any added field fail, whoever sends it (issue 45.6).
+INDEX_BODY["settings"]["index.mapping.total_fields.limit"] = len(INDEX_BODY["mappings"]["properties"])

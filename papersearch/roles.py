@@ -50,17 +50,20 @@ def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
     papers = [without_query_log(p) for p in index_patterns]
     log = [querylog_schema.INDEX_PATTERN]
     return {
-        # The webapp searches and reads index metadata (alias checks) and cluster health; it appends to the
-        # query log and creates its daily index (create_doc alone cannot: DECISIONS.md D-028).
+        # The webapp searches, counts and reads its alias's mapping and existence (view_index_metadata); it
+        # calls nothing cluster-wide, so no cluster privilege (no _nodes, no _tasks: issue 45.6). It appends
+        # to the query log: create_doc, and auto_configure so that a day's first document makes the day's
+        # index from the indexer's template (strict mapping, fixed settings), never one of its own making.
         READER_ROLE: {
-            "cluster": ["monitor"],
+            "cluster": [],
             "indices": [{"names": papers, "privileges": ["read", "view_index_metadata"]},
-                        {"names": log, "privileges": ["create_doc", "create_index"]}],
+                        {"names": log, "privileges": ["create_doc", "auto_configure"]}],
         },
         # The indexer creates versioned indices, writes, swaps aliases and deletes old versions; it reads
         # the query log (report) and deletes its old daily indices (prune); appending is the backup role's.
+        # It owns the query log's index template (papersearch/querylog_schema.py ensure_template).
         WRITER_ROLE: {
-            "cluster": ["monitor"],
+            "cluster": ["monitor", "manage_index_templates"],
             "indices": [{"names": papers, "privileges": ["all"]},
                         {"names": log, "privileges": ["read", "delete_index"]}],
         },

@@ -39,7 +39,7 @@ from urllib.parse import urlsplit
 
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
-from papersearch import credentials, file_realm
+from papersearch import credentials, file_realm, querylog_schema
 from papersearch.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
@@ -180,6 +180,7 @@ def run(config: SetupConfig, timeout: float, factory: ClientFactory = _client,
     say(f"cluster at {config.url} is {status}")
     try:
         ensure_roles_and_users(admin, config.passwords, config.index_patterns)
+        querylog_schema.ensure_template(admin)  # the query log's days get their shape from it (issue 45.6)
     except ApiError as exc:
         raise SetupFailed(
             f"Elasticsearch refused to create the roles/users ({exc.meta.status}: {exc.message}); the native realm "

@@ -123,7 +123,11 @@ def cluster() -> Iterator[Cluster]:
 
 @pytest.fixture(scope="session")
 def admin(cluster: Cluster) -> Elasticsearch:
-    return cluster.client("admin")
+    from papersearch import querylog_schema
+
+    client = cluster.client("admin")
+    querylog_schema.ensure_template(client)  # as every build does: the query log's days are made from it
+    return client
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ QUERY_LOG_TIMEOUT = 5.0  # seconds for one _bulk of the query log (in the backgr
 def create_app(settings: Settings | None = None, service: Any = None, *,
                rate_limit: str | None = None) -> Flask:
     """`rate_limit` overrides PAPERSEARCH_RATE_LIMIT (e.g. "120/minute", "off")."""
-    from webapp import caching, encoding, headers_and_limits, i18n, metrics, site
+    from webapp import caching, compression, encoding, headers_and_limits, i18n, metrics, site
     from webapp.controllers.events import Recorder
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import QueryIds
@@ -57,8 +57,9 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     app.extensions["search_service"] = service
     app.extensions["profile_service"] = ProfileService(service)  # author and topic pages, on the same client
     app.extensions["recorder"] = Recorder(_query_log_writer(settings) if settings.query_log else None,
-                                          QueryIds(_signing_key(settings)))
+                                          QueryIds(_signing_key(settings), _site_id(settings)))
 
+    compression.init_app(app)  # first: its after_request hook runs last, on the final answer
     site.init_app(app, settings.public_url, settings.allowed_hosts)
     caching.init_app(app)
     i18n.init_app(app)  # first: later hooks (the 429 page) need the language
@@ -92,6 +93,11 @@ def _signing_key(settings: Settings) -> bytes:
         log.info("PAPERSEARCH_SECRET_KEY is not set: query ids are signed with the key in .local/secret-key; "
                     "set the variable when several hosts serve the site (README, Configuration)")
     return settings.signing_key()
+
+
+def _site_id(settings: Settings) -> str:
+    """What tells this site from another on the same secret: the papers it serves and the log it writes."""
+    return f"{settings.alias}|{settings.query_log_index}"
 
 
 def _query_log_writer(settings: Settings) -> QueryLogWriter:

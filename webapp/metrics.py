@@ -64,7 +64,7 @@ RATE_LIMITED = Counter("papersearch_rate_limited_total", "Requests refused with 
 CLICKS = Counter("papersearch_result_clicks_total", "Result clicks reported by the search page")
 EVENTS_REJECTED = Counter("papersearch_events_rejected_total",
                           "Beacons refused (never written): media_type, cross_site, too_large, invalid, unknown_query, "
-                          "expired, position, paper",
+                          "expired, position, paper, retype",
                           ["reason"])
 QUERYLOG_WRITTEN = Counter("papersearch_querylog_written_total", "Query-log events stored in Elasticsearch")
 QUERYLOG_DROPPED = Counter("papersearch_querylog_dropped_total", "Query-log events dropped, by reason",

@@ -46,7 +46,6 @@ class QueryLogWriter:
         self._idle = threading.Condition()
         self._in_flight = 0
         self._closed = False
-        self._created: set[str] = set()
         self._warned: dict[str, float] = {}
         self._thread: threading.Thread | None = None
         self._pid = 0
@@ -115,7 +114,6 @@ class QueryLogWriter:
         for index, events in by_index.items():
             docs = [querylog_schema.document(event) for event in events]
             try:
-                self._ensure_index(index)
                 operations: list[dict] = []
                 for event, doc in zip(events, docs, strict=True):
                     doc_id = event.document_id()
@@ -134,17 +132,6 @@ class QueryLogWriter:
                            len(failed), len(docs), index, failed[0]["error"])
                 self._drop(len(failed), REJECTED)
             self.on_written(len(docs) - len(failed) - duplicates)
-
-    def _ensure_index(self, index: str) -> None:
-        """Create the day's index with the shared mapping (a bulk alone would guess the mapping)."""
-        if index in self._created:
-            return
-        try:
-            self.client.indices.create(index=index, **querylog_schema.INDEX_BODY)
-        except ApiError as exc:
-            if exc.meta.status != 400 or "resource_already_exists" not in str(exc):
-                raise
-        self._created.add(index)
 
     # --- shared -------------------------------------------------------------------------------------
 

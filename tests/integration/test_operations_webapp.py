@@ -288,3 +288,38 @@ def test_a_query_log_cluster_that_hangs_or_is_gone_costs_searches_nothing(cluste
         writer.close(timeout=0)  # without waiting for the stuck request
         if hole:
             hole.close()
+
+
+def test_a_retype_is_stored_once_checked_and_tokens_are_bound_to_their_site(cluster, sample_alias, logged_app,
+                                                                             admin, log_base):
+    """Issue 45.8: 20 retype posts stored 20 times, a retype from a search to itself or reversed was accepted,
+    and a token of one site was taken by another site on the same checkout (the same .local/secret-key)."""
+    client = logged_app.test_client()
+    first = client.get("/api/search?q=grpah").get_json()["query_id"]
+    time.sleep(1.1)  # a token's time is in seconds: the second search is a later one
+    then = client.get("/api/search?q=graph").get_json()["query_id"]
+
+    def post(query_id: str, previous: str, app=logged_app) -> int:
+        body = f'{{"type":"retype","query_id":"{query_id}","previous_query_id":"{previous}"}}'
+        return app.test_client().post("/api/events", data=body, content_type="application/json").status_code
+
+    assert {post(then, first) for _ in range(20)} == {204}
+    assert post(then, then) == 400 and post(first, first) == 400  # to itself
+    assert post(first, then) == 400  # reversed: the "previous" search came later
+    events = [d["event"] for d in stored(logged_app, admin, log_base)]
+    assert events == ["search", "search", "retype"], events
+
+    other_base = log_base + "_b"
+    other = create_app(cluster.settings(sample_alias + "_b", PAPERSEARCH_QUERY_LOG="on",
+                                        PAPERSEARCH_QUERY_LOG_INDEX=other_base), rate_limit="off")
+    try:
+        assert other.extensions["recorder"].query_ids.verify(then) is None  # the same secret, another site
+        assert post(then, first, app=other) == 400
+        served = client.get("/api/search?q=graph").get_json()
+        token, paper = served["query_id"], served["hits"][0]["id"]
+        click = f'{{"type":"click","query_id":"{token}","position":1,"paper_id":"{paper}"}}'
+        assert other.test_client().post("/api/events", data=click, content_type="application/json").status_code == 400
+        assert logged_app.test_client().post("/api/events", data=click,
+                                             content_type="application/json").status_code == 204
+    finally:
+        other.extensions["recorder"].writer.close()

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from elasticsearch import AuthorizationException
+from elasticsearch import AuthorizationException, BadRequestError
 from support import SAMPLE
 
 from indexer.querylog_admin import prune
@@ -86,8 +86,17 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
 def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias, admin):
     web = cluster.client("web")
     index = f"{base}-2026.01.01"
-    web.indices.create(index=index, **querylog_schema.INDEX_BODY)
-    web.index(index=index, document={"event": "search"}, op_type="create")
+    querylog_schema.ensure_template(cluster.client("indexer"))  # the indexer's side owns the days' shape
+    with pytest.raises(AuthorizationException):  # issue 45.6: no index of the web user's own making
+        web.indices.create(index=index, **querylog_schema.INDEX_BODY)
+    web.index(index=index, document={"event": "search"}, op_type="create")  # the day's first document makes it
+    assert admin.indices.get_mapping(index=index)[index]["mappings"] == querylog_schema.INDEX_BODY["mappings"]
+    with pytest.raises(BadRequestError):  # strict: only the log's own fields
+        web.index(index=index, document={"event": "search", "probe": {"nested": 1}}, op_type="create")
+    with pytest.raises(BadRequestError, match="total fields"):  # create_doc may put mappings: the limit holds
+        web.options(ignore_status=()).indices.put_mapping(index=index, properties={"probe": {"type": "keyword"}})
+    with pytest.raises(AuthorizationException):
+        web.indices.create(index=f"{base}-sec3probe", settings={"number_of_shards": 3})
     doc_id = web.index(index=index, document={"event": "click"}, op_type="create")["_id"]
     with pytest.raises(AuthorizationException):  # create_doc never overwrites
         web.index(index=index, id=doc_id, document={"event": "changed"})
@@ -104,6 +113,13 @@ def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias
         with pytest.raises(AuthorizationException):
             attempt()
     assert web.search(index=f"{alias}-1")["hits"]["total"]["value"] == 0  # reading papers still works
+    # Nothing cluster-wide: the webapp calls none of it (issue 45.6: data paths, JVM arguments, other sites'
+    # query bodies).
+    allocation = {"cluster.routing.allocation.enable": "all"}
+    for attempt in (lambda: web.nodes.info(), lambda: web.tasks.list(detailed=True), lambda: web.nodes.stats(),
+                    lambda: web.cluster.state(), lambda: web.cluster.put_settings(persistent=allocation)):
+        with pytest.raises(AuthorizationException):
+            attempt()
 
 
 def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(cluster, base, admin):

@@ -7,6 +7,7 @@ is tests/integration/test_slow_clients.py.)
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import re
 from datetime import timedelta
@@ -14,10 +15,12 @@ from urllib.parse import urlencode
 
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from support import SAMPLE, loaded_alias
+from support import ROOT, SAMPLE, loaded_alias
 
 from indexer.querylog_report import build
 from webapp import caching, create_app
+from webapp.domain import BadQuery
+from webapp.services.query_parser import parse_query
 
 PUBLIC = "https://papers.example.org"
 EVIL = "evil.example"
@@ -78,7 +81,9 @@ def test_static_files_are_linked_by_digest_and_kept_for_a_year(client):
     assert {"style.css", "app.js", "favicon.svg"} <= set(links), links
     css = client.get(f"/static/style.css?v={links['style.css']}", headers={"Cookie": "lang=zh"})
     assert css.status_code == 200 and css.headers["Cache-Control"] == caching.IMMUTABLE
-    assert "Expires" not in css.headers and "Vary" not in css.headers and "Set-Cookie" not in css.headers
+    # Only the encoding may vary (compressed or not: webapp/compression.py), never the language or the cookie.
+    assert css.headers.get("Vary", "Accept-Encoding") == "Accept-Encoding"
+    assert "Expires" not in css.headers and "Set-Cookie" not in css.headers
     assert hashlib.sha256(css.get_data()).hexdigest()[:12] == links["style.css"]
     # An old or made-up digest is not promised for a year: that URL may serve another file tomorrow.
     assert client.get("/static/style.css?v=000000000000").headers["Cache-Control"] == "public, max-age=3600"
@@ -178,3 +183,115 @@ def test_a_small_url_cannot_buy_megabytes(client):
     assert "at most 10" in probe.get_data(as_text=True)
     at_limit = client.get(url(10))
     assert at_limit.status_code == 200 and len(at_limit.data) < 500_000
+
+
+def test_a_paper_page_linking_back_to_a_search_is_not_publicly_cached(client):
+    """Issue 45.7: the back link carries the visitor's search (from the Referer), so the page is per visitor."""
+    paper = client.get("/api/search?q=learning").get_json()["hits"][0]["id"]
+    came_from = client.get(f"/paper/{paper}", headers={"Referer": "http://localhost/?q=my+private+search"})
+    assert "my+private+search" in came_from.get_data(as_text=True)
+    assert came_from.headers["Cache-Control"] == caching.PER_VISITOR
+    plain = client.get(f"/paper/{paper}")
+    assert plain.headers["Cache-Control"] == caching.SHORT
+    elsewhere = client.get(f"/paper/{paper}", headers={"Referer": "https://evil.example/?q=x"})
+    assert elsewhere.headers["Cache-Control"] == caching.SHORT
+
+
+def _junk_url(path: str) -> str:
+    """The probe's URL (issue 45.3): size=100 and nine junk venue and area values of 290 characters each."""
+    junk = [(name, (name[0] * 290)[:288] + f"{i:02d}") for name in ("venue", "area") for i in range(9)]
+    return path + urlencode([("q", "learning"), ("size", "100"), *junk])
+
+
+def test_unknown_filter_values_are_not_echoed_as_facet_entries(client):
+    body = client.get(_junk_url("/api/search?")).get_json()
+    entries = [v["value"] for f in body["facets"] for v in f["values"]]
+    assert not [v for v in entries if v.startswith(("vvvv", "aaaa"))], entries
+    # A value some paper has stays, with 0 under the other filters, so it can be unselected.
+    real = client.get("/api/search?q=learning").get_json()
+    venue = next(v["value"] for f in real["facets"] if f["name"] == "venue" for v in f["values"])
+    area = next(v["value"] for f in real["facets"] if f["name"] == "topic" for v in f["values"])
+    both = client.get("/api/search?" + urlencode([("q", "learning"), ("venue", venue), ("area", "aaaa"),
+                                                  ("area", area), ("year", "1901")])).get_json()
+    shown = {f["name"]: {v["value"]: v for v in f["values"]} for f in both["facets"]}
+    assert shown["venue"][venue]["selected"] and area in shown["topic"] and "aaaa" not in shown["topic"]
+    assert "1901" not in shown["year"]
+
+
+def test_answers_are_compressed_where_the_client_accepts_gzip(client):
+    for n, url in enumerate((_junk_url("/?"), _junk_url("/api/search?"), "/?q=learning&size=100",
+                             "/api/export?q=learning")):
+        plain = client.get(url)
+        packed = client.get(url, headers={"Accept-Encoding": "gzip"})
+        assert plain.status_code == packed.status_code == 200, url
+        assert "Content-Encoding" not in plain.headers
+        assert packed.headers["Content-Encoding"] == "gzip" and "Accept-Encoding" in packed.headers["Vary"]
+        # The same answer but its signed query id (one per response).
+        assert abs(len(gzip.decompress(packed.get_data())) - len(plain.get_data())) < 100, n
+        assert len(packed.get_data()) * 2 < len(plain.get_data()), (n, len(packed.get_data()), len(plain.data))
+    # The probe's page: the bytes out per byte of URL, plain and compressed.
+    url = _junk_url("/?")
+    ratio = len(client.get(url, headers={"Accept-Encoding": "gzip"}).get_data()) / len(url)
+    assert ratio < 5, ratio
+    assert "Content-Encoding" not in client.get("/healthz", headers={"Accept-Encoding": "gzip"}).headers  # tiny
+
+
+def _costly_query(clauses: int = 32) -> str:
+    """The probe's query (issue 45.2): Chinese concept names of the glossary, one after another, up to `clauses`
+    words."""
+    rows = [line.split("\t") for line in (ROOT / "config" / "concepts.tsv").read_text("utf-8").splitlines()
+            if line and not line.startswith("#")]
+    names: list[str] = []
+    for name in (row[3].split("|")[0] for row in rows if len(row) > 3 and row[3]):
+        try:
+            if len(parse_query(" ".join([*names, name])).clauses) > clauses:
+                break
+        except BadQuery:
+            break
+        names.append(name)
+    return " ".join(names)
+
+
+def test_a_costly_query_exhausts_the_limit_sooner_than_plain_ones(cluster, web_alias):
+    def served(url: str) -> int:
+        client = create_app(cluster.settings(web_alias), rate_limit="60/minute").test_client()
+        codes = [client.get(url).status_code for _ in range(70)]
+        assert set(codes) <= {200, 429}, client.get(url).get_json()
+        return codes.count(200)
+
+    plain = served("/api/search?q=learning")
+    costly = served("/api/search?" + urlencode({"q": _costly_query(), "size": 100}))
+    assert plain >= 30 and costly * 8 <= plain, (plain, costly)
+
+
+def test_a_query_is_bounded_and_priced_by_the_plan(app):
+    from webapp.domain import SearchParams
+
+    service = app.extensions["search_service"]
+    config = app.config["SEARCH_CONFIG"]["query_cost"]
+    costly = _costly_query(config["max_clauses"])
+    assert service.cost(SearchParams(q="learning")) <= 2
+    assert service.cost(SearchParams(q=costly, size=100)) == config["max_units"]
+    with pytest.raises(BadQuery):  # more words than that: refused before anything is sent
+        service.cost(SearchParams(q=costly + " one more"))
+
+
+def test_one_client_runs_at_most_a_few_searches_at_once(cluster, web_alias):
+    """Issue 45.2: searches running at once are capped per client by their cost units: one costly search at a
+    time, several plain ones."""
+    app = create_app(cluster.settings(web_alias), rate_limit="1000/minute")
+    running = app.extensions["papersearch_concurrency"]
+    cap = app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_units_per_client"]
+    assert running.enter("127.0.0.1", cap)  # a costly search of this client still running
+    client = app.test_client()
+    refused = client.get("/api/search?q=learning")
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert client.get("/api/search?q=learning", environ_base={"REMOTE_ADDR": "10.7.7.7"}).status_code == 200
+    assert client.get("/paper/nosuch").status_code == 404  # only searches are capped
+    running.leave("127.0.0.1", cap)
+    assert [running.enter("127.0.0.1", 1) for _ in range(3)] == [True] * 3  # plain ones side by side
+    assert client.get("/api/search?q=learning").status_code == 200
+    assert client.get("/api/search?" + urlencode({"q": _costly_query(), "size": 100})).status_code == 429
+    for _ in range(3):
+        running.leave("127.0.0.1", 1)
+    assert client.get("/api/search?" + urlencode({"q": _costly_query(), "size": 100})).status_code in (200, 503)

@@ -303,3 +303,16 @@ def test_web_identity_cannot_write_or_delete(cluster, web_alias):
     with pytest.raises(AuthorizationException):
         web.indices.delete(index=concrete)
     assert web.count(index=web_alias)["count"] == TOTAL
+
+
+def test_rate_limit_exemption_is_by_route_not_path_prefix(cluster, web_alias):
+    """Issue 45.11: /metricsX, /healthzz were never limited (a raw prefix match), and /readyz, which searches
+    the alias, was unlimited."""
+    client = create_app(cluster.settings(web_alias), rate_limit="2/minute").test_client()
+    assert [client.get("/metricsX").status_code for _ in range(3)] == [404, 404, 429]
+    other = {"REMOTE_ADDR": "10.4.5.6"}
+    assert [client.get("/readyz", environ_base=other).status_code for _ in range(3)] == [200, 200, 429]
+    assert client.get("/healthzz", environ_base={"REMOTE_ADDR": "10.4.5.7"}).status_code == 404
+    assert client.get("/static/nosuch/../style.css", environ_base=other).status_code in (200, 404)
+    assert [client.get("/healthz", environ_base=other).status_code for _ in range(3)] == [200] * 3
+    assert client.get("/metrics", environ_base=other).status_code != 429

@@ -105,7 +105,8 @@ def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
     assert body["query"] == {"bool": {"must": [render.scoring_query(words, CONFIG)],
                                       "filter": [{"terms": {pq.AUTHOR_KEYS: ["thomas muller"]}}]}}
     assert body["post_filter"] == fq.post_filter(fq.facet_filters(params, CONFIG))  # facets stay disjunctive
-    assert body["aggs"] == fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG))
+    expected = fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG)) | fq.known_aggregation(params, CONFIG)
+    assert body["aggs"] == expected
     assert body["sort"] == CONFIG["sorts"]["relevance"] and "highlight_query" in body["highlight"]
     newest = pq.body(pq.AuthorPapers(("thomas muller",), SearchParams(sort="year")), CONFIG)
     assert newest["sort"] == CONFIG["sorts"]["year"] and "highlight" not in newest

@@ -133,3 +133,12 @@ def test_the_replicas_key_file_is_written_once_by_setup_and_read_by_every_replic
         Settings(PAPERSEARCH_SECRET_KEY_FILE=str(key_file)).signing_key()
     with pytest.raises(stack_setup.SetupFailed, match="at least 32"):
         stack_setup._ensure_secret_key(key_file, say.append)
+
+
+def test_a_token_is_valid_only_on_the_site_that_issued_it():
+    """Issue 45.8: two sites on one secret (a checkout's .local/secret-key) refuse each other's tokens."""
+    qid = querylog_schema.new_query_id()
+    a, b = QueryIds(KEY, "papers|papersearch-querylog"), QueryIds(KEY, "papers_b|papersearch-querylog_b")
+    token = a.issue(qid, "page", 0, ["p1"])
+    assert a.verify(token) is not None and b.verify(token) is None
+    assert a.mark(qid, 1, "p1") != b.mark(qid, 1, "p1")

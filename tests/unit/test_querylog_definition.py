@@ -74,7 +74,8 @@ def test_roles_grant_the_query_log_only_what_each_side_needs():
     log_entries = {role: [e for e in body["indices"] if e["names"] == [querylog_schema.INDEX_PATTERN]]
                    for role, body in roles.items()}
     assert log_entries[READER_ROLE] == [{"names": ["papersearch-querylog-*"],
-                                         "privileges": ["create_doc", "create_index"]}]
+                                         "privileges": ["create_doc", "auto_configure"]}]
+    assert roles[READER_ROLE]["cluster"] == []  # issue 45.6: the webapp calls nothing cluster-wide
     assert log_entries[WRITER_ROLE] == [{"names": ["papersearch-querylog-*"], "privileges": ["read", "delete_index"]}]
     for body in roles.values():
         others = [e for e in body["indices"] if e["names"] != [querylog_schema.INDEX_PATTERN]]

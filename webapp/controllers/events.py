@@ -7,7 +7,8 @@ the site served: JSON (415 otherwise), from the site's own pages (Sec-Fetch-Site
 query id the site signed less than a day ago (controllers/query_ids.py), a click at a position the search
 showed and for the paper it showed there, every field of its own type ("position": "1" is refused). Any
 other beacon is refused (400), counted in papersearch_events_rejected_total by reason, and never written or
-logged. A click is stored once per (query id, position), however often it is sent (papersearch/querylog_schema.py).
+logged. A click is stored once per (query id, position), a retype once per search, however often either is sent
+(papersearch/querylog_schema.py); a retype from a search to itself or to an earlier one is refused.
 """
 
 from __future__ import annotations
@@ -116,7 +117,8 @@ class Recorder:
                                                    searched_at=issued[0].issued_at))
         else:
             self.writer.submit(querylog_schema.RetypeEvent(query_id=issued[0].query_id, source=issued[0].source,
-                                                    previous_query_id=issued[1].query_id))
+                                                    previous_query_id=issued[1].query_id,
+                                                    searched_at=issued[0].issued_at))
 
     def _accepted(self, body: bytes, fetch_site: str) -> tuple[ClickBeacon | RetypeBeacon, list[Issued]]:
         """The beacon and what its query ids say (the search's, then for a retype the previous one's)."""
@@ -138,6 +140,11 @@ class Recorder:
         if None in issued:
             raise _rejected("unknown_query", "not a search this site served")
         valid = typing.cast(list[Issued], issued)
+        # A retype's previous search was served before this one (a token's time is when it was issued), and is
+        # not the same one: a search cannot be retyped from itself or from a later search.
+        if isinstance(beacon, RetypeBeacon) and (valid[0].query_id == valid[1].query_id
+                                                 or valid[1].issued_at > valid[0].issued_at):
+            raise _rejected("retype", "the previous search must be another, earlier one")
         if isinstance(beacon, ClickBeacon):
             if not valid[0].shows(beacon.position):
                 raise _rejected("position", "that search did not show a result at this position")

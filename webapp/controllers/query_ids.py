@@ -8,9 +8,11 @@ into .local/; papersearch/credentials.py):
 
     <id>.<page|api>.<first>.<last>.<marks>.<time>.<signature>     e.g. 3f…9c.page.11.20.kM2….ZkX…Qm9…
 
-A click is accepted only with a token whose signature holds, issued less than MAX_AGE ago, at a position from
-first to last, for the paper the search showed there (its mark: a keyed hash of query id, position and paper
-id, MARK_CHARS characters each); anything else is refused (DECISIONS.md D-080,
+The signature and the marks are keyed by the site too (`site`: the alias it serves and the query log it writes):
+sites sharing one secret (several local sites on a checkout share .local/secret-key) each refuse the others' tokens
+(issue 45.8). A click is accepted only with a token whose signature holds, issued less than MAX_AGE ago, at a
+position from first to last, for the paper the search showed there (its mark: a keyed hash of query id, position
+and paper id, MARK_CHARS characters each); anything else is refused (DECISIONS.md D-080,
 D-120).
 """
 
@@ -67,9 +69,11 @@ class Issued:
 
 
 class QueryIds:
-    def __init__(self, key: bytes) -> None:
-        self._signer = TimestampSigner(key, salt=SALT, sep=".", digest_method=hashlib.sha256)
-        self._mark_key = hashlib.sha256(MARK_SALT + key).digest()
+    def __init__(self, key: bytes, site: str = "") -> None:
+        # The site is in what is signed: itsdangerous derives the signing key from secret and salt, so a token
+        # names the site it came from without carrying it (the token's format stays the same).
+        self._signer = TimestampSigner(key, salt=f"{SALT}|{site}", sep=".", digest_method=hashlib.sha256)
+        self._mark_key = hashlib.sha256(MARK_SALT + site.encode() + b"\0" + key).digest()
 
     def mark(self, query_id: str, position: int, paper_id: str) -> str:
         digest = hashlib.blake2b(f"{query_id}\n{position}\n{paper_id}".encode(), key=self._mark_key,

@@ -15,8 +15,8 @@ from werkzeug.datastructures import MultiDict
 from papersearch.querylog_schema import Source
 from papersearch.text import MAX_ID_BYTES
 from webapp.controllers.events import Recorder
-from webapp.controllers.params import RequestArgs
-from webapp.domain import SearchResult, Suggestion
+from webapp.controllers.params import ParamError, RequestArgs
+from webapp.domain import BadQuery, SearchResult, Suggestion
 from webapp.serializers.citation_download import Citation, cite
 from webapp.services.search import SearchService
 
@@ -33,6 +33,16 @@ def search(service: SearchService, args: MultiDict, request_args: RequestArgs, r
     result = service.search(request_args.search(args, api=source == "api"))
     recorder.search(result, source, lang)
     return result, HTTPStatus.OK
+
+
+def cost(service: SearchService, args: MultiDict, request_args: RequestArgs, source: Source) -> int:
+    """What the search these arguments ask for weighs in the rate limit (1 when they are not a valid search:
+    it is answered 400 without searching)."""
+    try:
+        params = request_args.search(args, api=source == "api")
+        return service.cost(params)
+    except (ParamError, BadQuery, ValueError):
+        return 1
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

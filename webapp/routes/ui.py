@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
+from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
 
-from webapp import i18n
+from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.domain import SearchParams
@@ -41,11 +41,16 @@ def paper(paper_id: str):
     if data["paper"] is None:
         abort(404)
     hit = data["paper"]
-    return render_template(
+    back_url = results_url(request.referrer, request.host, url_for("ui.search"))
+    response = make_response(render_template(
         "paper.html", config=search_config(), bibtex=to_bibtex(hit), description=page_description(hit),
         # one address for every ?lang= variant (the language follows the reader, not the URL)
-        canonical_url=external_url("ui.paper", paper_id=hit.id),
-        back_url=results_url(request.referrer, request.host, url_for("ui.search")), **data), status
+        canonical_url=external_url("ui.paper", paper_id=hit.id), back_url=back_url, **data), status)
+    if back_url:
+        # The page links back to this visitor's search (from the Referer): never kept by a shared cache, which
+        # keys on the URL alone and would show one visitor's query to the next (issue 45.7).
+        response.headers["Cache-Control"] = caching.PER_VISITOR
+    return response
 
 
 @blueprint.get("/author/<path:name>")

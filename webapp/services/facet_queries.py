@@ -14,6 +14,7 @@ from webapp.domain import SearchParams
 
 Query = dict[str, Any]
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values (facets.py reads it)
+KNOWN = "known"  # which selected filter values some paper of the index has at all (facets.py reads it)
 
 
 def facet_config(config: dict, name: str) -> dict:
@@ -109,3 +110,23 @@ def aggregations(config: dict, filters: dict[str, Query]) -> Query:
         else:
             aggs[facet["name"]] = terms_aggregation(facet, filters)
     return aggs
+
+
+def known_values(params: SearchParams, config: dict) -> Query | None:
+    """Which of the selected filter values exist in the index, whatever the query: a selected value the facets
+    did not count is shown (to be unselected) only when it is one, so junk values in a URL are not echoed back
+    as facet entries (issue 45.3). A global aggregation (top level only), each part behind a terms filter so
+    only the papers with a selected value are looked at."""
+    area_level, sub_level = facet_config(config, "topic")["levels"]
+    wanted = [("area", area_level["field"], params.areas), ("subarea", sub_level["field"], params.subareas)]
+    wanted += [(f["param"], f["field"], params.selected(f["param"])) for f in terms_facets(config)]
+    parts = {param: {"filter": {"terms": {field: values}},
+                     "aggs": {"values": {"terms": {"field": field, "size": len(values)}}}}
+             for param, field, values in wanted if values}
+    return {"global": {}, "aggs": parts} if parts else None
+
+
+def known_aggregation(params: SearchParams, config: dict) -> Query:
+    """known_values as the top-level aggregation it is sent as (nothing without a selection)."""
+    known = known_values(params, config)
+    return {KNOWN: known} if known else {}

@@ -7,8 +7,21 @@ from typing import Any
 
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
-from webapp.services.facet_queries import HISTOGRAM
+from webapp.services.facet_queries import HISTOGRAM, KNOWN
 from webapp.services.labels import Labels
+
+
+def known(aggs: dict[str, Any], param: str) -> set[str] | None:
+    """The selected values of a parameter that some paper of the index has (facet_queries.known_values; None
+    when the request did not ask: every selected value is then shown)."""
+    if KNOWN not in aggs:
+        return None
+    buckets = aggs.get(KNOWN, {}).get(param, {}).get("values", {}).get("buckets", [])
+    return {str(b.get("key_as_string", b["key"])) for b in buckets if b["doc_count"]}
+
+
+def _both(a: set[str] | None, b: set[str] | None) -> set[str] | None:
+    return None if a is None or b is None else a | b
 
 
 def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: Labels) -> list[Facet]:
@@ -17,10 +30,12 @@ def facets(aggs: dict[str, Any], params: SearchParams, config: dict, taxonomy: L
         agg = aggs.get(facet["name"], {})
         buckets = agg.get("values", {}).get("buckets", [])
         if facet["type"] == "hierarchy":
-            out.append(topic_facet(facet, buckets, params, taxonomy))
+            exists = _both(known(aggs, "area"), known(aggs, "subarea"))
+            out.append(topic_facet(facet, buckets, params, taxonomy, exists))
         else:
             span = facet_range(facet, agg.get("span", {}), params)
-            found = terms_facet(facet, buckets, params.selected(facet["param"]), span)
+            selected = params.selected(facet["param"])
+            found = terms_facet(facet, buckets, selected, span, known(aggs, facet["param"]))
             if facet.get("histogram"):
                 found.bars = bars(agg.get(HISTOGRAM, {}).get("buckets", []), facet["histogram"]["max_bars"], span)
             out.append(found)
@@ -60,7 +75,8 @@ def facet_range(facet: dict, span: dict[str, Any], params: SearchParams) -> Face
                       high=params.ranges.get(spec["to"]), min=whole(span.get("min")), max=whole(span.get("max")))
 
 
-def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Labels) -> Facet:
+def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy: Labels,
+                exists: set[str] | None = None) -> Facet:
     def area_value(area: str, count: int, children: list[FacetValue]) -> FacetValue:
         return FacetValue(value=area, label=area, label_zh=taxonomy.label_zh(area) or area, count=count,
                           selected=area in params.areas, children=children)
@@ -78,13 +94,16 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
             if PATH_SEPARATOR in str(b["key"])  # "Area" alone = no subarea
         ]
         values.append(area_value(str(bucket["key"]), bucket["doc_count"], children))
-    # A selected value with no hits under the other filters stays visible, so it can be unselected.
+    # A selected value with no hits under the other filters stays visible, so it can be unselected, when some
+    # paper has it (`exists`, None: not asked); a value no paper has is not echoed (the filter chip removes it).
     shown = {v.value for v in values}
     for area in params.areas:
-        if area not in shown:
+        if area not in shown and (exists is None or area in exists):
             values.append(area_value(area, 0, []))
             shown.add(area)
     for path in params.subareas:
+        if exists is not None and path not in exists:
+            continue
         area = path.split(PATH_SEPARATOR, 1)[0]
         parent = next((v for v in values if v.value == area), None)
         if parent is None:
@@ -95,12 +114,13 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
     return Facet(name=facet["name"], param=facet["levels"][0]["param"], values=values)
 
 
-def terms_facet(facet: dict, buckets: list[dict], selected: list[str], span: FacetRange | None = None) -> Facet:
+def terms_facet(facet: dict, buckets: list[dict], selected: list[str], span: FacetRange | None = None,
+                exists: set[str] | None = None) -> Facet:
     # children given, though empty: pydantic deep-copies a mutable default for every instance.
     values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
                          count=b["doc_count"], selected=str(b["key"]) in selected, children=[]) for b in buckets]
     values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True, children=[])
-               for v in selected if v not in {x.value for x in values}]
+               for v in selected if v not in {x.value for x in values} and (exists is None or v in exists)]
     # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
     if "integer" in facet:
         values.sort(key=lambda v: int(v.value), reverse=True)

@@ -45,6 +45,16 @@ __all__ = ["Concept", "Count", "Facets", "Fuzzy", "Highlight", "Live", "Option",
            "Spelling", "Text", "Third", "Tier", "Typos", "Word"]
 _TOKEN = re.compile(r"\w+")
 
+def cost(parsed: ParsedQuery, found: tuple[Expansion, ...] | list[Expansion], size: int, config: dict) -> int:
+    """A search's weight in the rate limit, in units of a plain search (config query_cost): its clauses, the
+    concepts it expands to and the results it asks for are what Elasticsearch spends its time on (a query of 32
+    concept names cost ~100 times q=learning, issue 45.2)."""
+    spec = config["query_cost"]
+    units = 1 + max(0, len(parsed.clauses) - 1) // spec["clauses_per_unit"] + spec["concept_units"] * len(found)
+    units += max(0, size - 1) // spec["results_per_unit"]
+    return max(1, min(spec["max_units"], units))
+
+
 # --- the ladder -------------------------------------------------------------------------------------------
 
 

@@ -99,7 +99,7 @@ def _author_papers(request: AuthorPapers, config: dict) -> Query:
     words = render.scoring_query(request.words, config) if request.words else {"match_all": {}}
     out: Query = {
         "query": filtered(words, [_author(request.keys)]),
-        "aggs": fq.aggregations(config, filters),
+        "aggs": fq.aggregations(config, filters) | fq.known_aggregation(params, config),
         "sort": config["sorts"][params.sort],
         "track_total_hits": True,
         **render.window(params, config),

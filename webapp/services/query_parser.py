@@ -12,10 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from papersearch.index_definition import search_config
 from papersearch.text import CJK_CHARS, to_simplified
 from webapp.domain import BadQuery
 
-MAX_CLAUSES = 32  # each clause expands to several field queries; a pasted abstract is not a query
+# Each clause expands to several field queries; a pasted abstract is not a query (config query_cost.max_clauses).
+MAX_CLAUSES = int(search_config()["query_cost"]["max_clauses"])
 
 FIELD_NAMES = {
     "author": "author", "authors": "author", "作者": "author",

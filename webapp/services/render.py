@@ -59,6 +59,7 @@ def _page(page: Page, config: dict) -> Query:
     }
     if out["size"] and page.highlight:
         out["highlight"] = {**config["highlight"], "highlight_query": highlight_query(page.highlight, config)}
+    out["aggs"] |= fq.known_aggregation(params, config)
     post = fq.post_filter(filters)
     if post:
         out["post_filter"] = post
@@ -227,5 +228,6 @@ def _facets(facets: Facets, config: dict) -> Query:
     if facets.probability < 1:
         sampler = {"probability": facets.probability, "seed": config["large_index"]["seed"]}
         aggs = {SAMPLE_AGG: {"random_sampler": sampler, "aggs": aggs}}
+    aggs |= fq.known_aggregation(facets.page.params, config)  # the whole index, never sampled: top level
     query = scoring_query(facets.page, config, closeness=False)
     return {"size": 0, "track_total_hits": False, "query": {"constant_score": {"filter": query}}, "aggs": aggs}

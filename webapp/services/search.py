@@ -31,6 +31,7 @@ from webapp.services import author_names, plan, render
 from webapp.services import expansion as xp
 from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
+from webapp.services.facet_queries import KNOWN
 from webapp.services.facets import facets
 from webapp.services.hits import missing_words, relevance_score, to_hit
 from webapp.services.labels import TopicLabels
@@ -143,6 +144,11 @@ class SearchService(PaperLookups):
         (unless xl=0), what is known of the live index."""
         parsed = author_names.resolve(self, parse_query(params.q))
         return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), self.live_index())
+
+    def cost(self, params: SearchParams) -> int:
+        """What the search will weigh in the rate limit (plan.cost), without asking Elasticsearch anything."""
+        parsed = parse_query(params.q)  # BadQuery for too many clauses: answered 400 without searching
+        return plan.cost(parsed, self._expansions(parsed, params), params.size, self.config)
 
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
         xl = self.config["cross_lingual"]
@@ -283,7 +289,9 @@ class _Sender:
     def facets(self, request: plan.Facets) -> dict:
         answer, = self._round([request], "facets")
         aggregations = answer.get("aggregations", {})
-        return aggregations.get(render.SAMPLE_AGG, {}) if request.probability < 1 else aggregations
+        if request.probability >= 1:
+            return aggregations
+        return {**aggregations.get(render.SAMPLE_AGG, {}), **{k: v for k, v in aggregations.items() if k == KNOWN}}
 
 
 def _total(response: Answer) -> tuple[int, bool]:
