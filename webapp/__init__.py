@@ -14,7 +14,6 @@ from flask import Flask
 from markupsafe import Markup
 
 from papersearch import logs, tex
-from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
 from papersearch.text import has_cjk
@@ -49,9 +48,13 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
 
     settings = settings or get_settings()
     if service is None:
+        # Imported here: gunicorn's master imports this package for its worker class (webapp/server.py), and the
+        # Elasticsearch client (urllib3, ssl) must be imported in a worker, after gevent patched the library.
+        from papersearch.es import make_client
         from webapp.services.search import SearchService
 
         # With several nodes one retry on another node; none on a single node (papersearch/es.py).
+
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias, budget=REQUEST_TIMEOUT)
     app.extensions["search_service"] = service
@@ -95,10 +98,11 @@ def _signing_key(settings: Settings) -> bytes:
 
 
 def _query_log_writer(settings: Settings) -> QueryLogWriter:
+    # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
+    from papersearch.es import make_client  # in a worker only, as above
     from webapp import metrics
     from webapp.querylog_writer import QueryLogWriter
 
-    # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
     client = make_client("web", settings, request_timeout=QUERY_LOG_TIMEOUT, max_retries=0, retry_on_timeout=False)
     return QueryLogWriter(client, settings.query_log_index, on_drop=metrics.querylog_dropped,
                           on_written=metrics.querylog_written)
