@@ -189,6 +189,13 @@ def test_foreign_hosts_and_public_urls_through_gunicorn(server):
     base, port, _ = server
     answer = exchange(port, with_body("GET /robots.txt HTTP/1.1\nHost: evil.example\nConnection: close\n"))
     assert answer.startswith(b"HTTP/1.1 400 ") and b"evil.example" not in answer
+    # Allowed by default (localhost, 127.0.0.1, [::1]) whatever the case and port; werkzeug's TRUSTED_HOSTS
+    # refused `[::1]` and `LOCALHOST` (issue 45.11). Names that only contain an allowed one stay refused.
+    for host, status in (("[::1]", b"200"), ("[::1]:8000", b"200"), ("LOCALHOST", b"200"), ("LocalHost:80", b"200"),
+                         ("127.0.0.1:8000", b"200"), ("localhost.evil.example", b"400"), ("[::2]", b"400"),
+                         ("evil.example:8000", b"400")):
+        answer = exchange(port, with_body(f"GET /healthz HTTP/1.1\nHost: {host}\nConnection: close\n"))
+        assert answer.split(b" ", 2)[1] == status, (host, answer[:100])
     r = requests.get(f"{base}/robots.txt", headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"},
                      timeout=10)
     assert f"Sitemap: {PUBLIC}/sitemap.xml" in r.text and r.headers["Cache-Control"].startswith("public")
