@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     metrics.init_app(app, settings.metrics, metrics.Access(metrics_networks(settings.metrics_allow),
                                                            _port(settings.metrics_bind), settings.trusted_proxies))
     headers_and_limits.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
-                      settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
+                      settings.rate_limit_storage_uri(), settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
     encoding.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint, feeds.blueprint, exports.blueprint,
