@@ -32,8 +32,10 @@ BIG_PAGE = "/?q=learning&size=100"
 @pytest.fixture(scope="module")
 def server(cluster, sample_alias, tmp_path_factory):
     log = tmp_path_factory.mktemp("slow") / "gunicorn.log"
-    with gunicorn(cluster, sample_alias, log, workers=WORKERS, PAPERSEARCH_PUBLIC_URL=PUBLIC) as (_, base):
-        yield base, int(base.rsplit(":", 1)[1]), log
+    runtime = tmp_path_factory.mktemp("xdg-runtime")  # where gunicorn would put its control socket
+    with gunicorn(cluster, sample_alias, log, workers=WORKERS, PAPERSEARCH_PUBLIC_URL=PUBLIC,
+                  XDG_RUNTIME_DIR=str(runtime)) as (_, base):
+        yield base, int(base.rsplit(":", 1)[1]), log, runtime
 
 
 def exchange(port: int, data: bytes, timeout: float = 10) -> bytes:
@@ -97,7 +99,7 @@ def timed(base: str, path: str, timeout: float) -> tuple[int, float]:
 def test_trickling_senders_and_stalled_readers_do_not_stop_other_visitors(server):
     """Before (gthread, 2 workers × 4 threads), 30 stalled readers blocked every thread in its socket writes and
     every /healthz timed out for as long as they stayed; tricklers each held a read-ahead buffer parsed anew."""
-    base, port, log = server
+    base, port, log, _ = server
     page = requests.get(base + BIG_PAGE, timeout=30)
     assert page.status_code == 200 and len(page.content) > 4 * 4096  # large enough to fill a stalled reader
     baseline = max(timed(base, "/api/search?q=learning", 30)[1] for _ in range(3))  # this machine's pace, now
@@ -156,7 +158,7 @@ def with_body(head: str, body: bytes = b"") -> bytes:
 def test_gunicorn_frames_requests_and_refuses_large_heads_with_our_json_error(server):
     """gunicorn's parser is the only one (webapp/request_reading.py, a second one, took the largest of duplicate
     Content-Length values). Its 431 was an HTML page; it is the API's JSON error like the 414."""
-    _, port, log = server
+    _, port, log, _ = server
     many = "".join(f"X-Field-{i}: {i}\n" for i in range(Config().limit_request_fields + 5))
     for headers in (many, f"X-Big: {'a' * 9000}\n"):
         answer = exchange(port, with_body("GET /api/search?q=x HTTP/1.1\nHost: 127.0.0.1\n" + headers))
@@ -173,6 +175,13 @@ def test_gunicorn_frames_requests_and_refuses_large_heads_with_our_json_error(se
     assert "Traceback" not in log.read_text()
 
 
+def test_no_control_socket_shared_by_every_instance(server):
+    """gunicorn's default control socket ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl) is one path for every
+    instance a user starts, so `gunicornc` reached whichever started last (issue 45.11): none is made."""
+    *_, runtime = server
+    assert not (runtime / "gunicorn.ctl").exists() and list(runtime.iterdir()) == []
+
+
 def test_gunicorn_trusts_no_forwarded_header():
     """PAPERSEARCH_TRUSTED_PROXIES is the one setting: gunicorn's own forwarded_allow_ips trusted 127.0.0.1, so
     `X-Forwarded-Proto: https` from loopback made requests https with no proxy trusted."""
@@ -186,7 +195,7 @@ def test_gunicorn_trusts_no_forwarded_header():
 
 
 def test_foreign_hosts_and_public_urls_through_gunicorn(server):
-    base, port, _ = server
+    base, port, _, _ = server
     answer = exchange(port, with_body("GET /robots.txt HTTP/1.1\nHost: evil.example\nConnection: close\n"))
     assert answer.startswith(b"HTTP/1.1 400 ") and b"evil.example" not in answer
     # Allowed by default (localhost, 127.0.0.1, [::1]) whatever the case and port; werkzeug's TRUSTED_HOSTS
@@ -211,7 +220,7 @@ def metric_series(base: str) -> set[tuple]:
 
 def test_invented_methods_and_paths_leave_metrics_as_they_were(server):
     """The probe's `SECPROBEA /zz HTTP/1.1` added a series (~1.6 KB) per invented method, kept until restart."""
-    base, port, _ = server
+    base, port, _, _ = server
 
     def raw(method: str, path: str) -> bytes:
         return exchange(port, with_body(f"{method} {path} HTTP/1.1\nHost: 127.0.0.1\nConnection: close\n"))
