@@ -14,19 +14,25 @@ bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
-# gthread that reads each request whole before a thread takes it (slow clients cost no thread; head and body
-# read timeouts), and answers an over-long URL with the API's JSON error instead of gunicorn's HTML page.
+# gunicorn's gevent worker (webapp/server.py): every connection a greenlet, so clients that trickle their
+# request or never read their answer hold no thread; socket deadlines; 414 and 431 as the API's JSON error.
 worker_class = "webapp.server.SiteWorker"
-threads = int(os.environ.get("PAPERSEARCH_THREADS", 4))
+# Connections one worker holds at once (gunicorn's default); past it, new ones wait in the listen backlog.
+worker_connections = 1000
 
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
 graceful_timeout = 20
 keepalive = 5
 # gunicorn's maximum: a 500-character Chinese query alone is 4.5 KB percent-encoded (the default is 4094).
 limit_request_line = 8190
+limit_request_fields = 100  # gunicorn's defaults, written down: 431 (our JSON error) past them
+limit_request_field_size = 8190
 max_requests = 2000  # recycle workers now and then, jittered so they do not all restart together
 max_requests_jitter = 200
 preload_app = False
+# No control socket: gunicorn's default, ~/.gunicorn/gunicorn.ctl, is one path for every instance a user starts,
+# so `gunicornc` reached whichever started last (issue 45.11). Nothing here uses it; signals manage the server.
+control_socket_disable = True
 
 accesslog = "-"
 errorlog = "-"

@@ -26,7 +26,6 @@ RUN --mount=type=secret,id=ca_bundle --mount=type=cache,target=/root/.cache/pip 
 FROM ${PYTHON_IMAGE}
 ARG PIP_INDEX_URL=https://pypi.org/simple
 # config/ and .local/ are found through these, not next to the installed package (papersearch/paths.py).
-# gunicorn's control socket goes to $HOME/.gunicorn, which must be the app user's (HOME is /app).
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -51,12 +50,12 @@ COPY config ./config
 COPY indexer/sample ./indexer/sample
 # .local holds the indexer's rejects files (compose mounts a named volume here, which starts out with
 # this ownership); /realm is where the setup service writes the file realm (a volume shared with es);
-# /app/keys the webapp's signing secret (the web-key volume: setup writes it, the replicas read it).
+# /app/keys the webapp's signing secret (the web-key volume: setup writes it, the replicas read it), and
+# /app/redis-key the rate-limit Redis's password (the redis-key volume: the same, and Redis reads it).
 RUN chmod 0755 /usr/local/bin/papersearch-entrypoint \
- && mkdir -p /app/.local /app/.gunicorn /app/keys /realm \
- && chown 10001:10001 /app/.local /app/.gunicorn /app/keys \
- && chmod 0700 /app/keys \
- && chmod 0700 /app/.gunicorn \
+ && mkdir -p /app/.local /app/keys /app/redis-key /realm \
+ && chown 10001:10001 /app/.local /app/keys /app/redis-key \
+ && chmod 0700 /app/keys /app/redis-key \
  && chown 10001:0 /realm && chmod 2750 /realm
 USER 10001:10001
 EXPOSE 8000

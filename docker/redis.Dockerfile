@@ -13,7 +13,9 @@ RUN if ! command -v redis-server >/dev/null; then \
     fi
 USER redis
 EXPOSE 6379
-# Reachable only on the stack's internal `limits` network (docker-compose.yml), so no published port and
-# protected mode off; no snapshots, no append-only file; keys expire with their windows.
-CMD ["redis-server", "--bind", "0.0.0.0", "--protected-mode", "no", "--save", "", "--appendonly", "no", \
-     "--maxmemory", "64mb", "--maxmemory-policy", "volatile-ttl", "--dir", "/tmp"]
+# A password is required (REDIS_PASSWORD_FILE: the redis-key volume, which setup writes; docker-compose.yml):
+# it goes into a config file in the container's /tmp, never onto the command line. Protected mode on; the
+# only network is the stack's internal `limits` one, which only the replicas share, and no published port.
+# No snapshots, no append-only file; keys expire with their windows.
+ENV REDIS_PASSWORD_FILE=/run/redis-key/password
+CMD ["sh", "-c", "set -eu; umask 077; [ -s \"$REDIS_PASSWORD_FILE\" ] || { echo \"redis: no password in $REDIS_PASSWORD_FILE\" >&2; exit 1; }; printf 'requirepass \"%s\"\\n' \"$(cat \"$REDIS_PASSWORD_FILE\")\" > /tmp/redis.conf; exec redis-server /tmp/redis.conf --bind 0.0.0.0 --protected-mode yes --save '' --appendonly no --maxmemory 64mb --maxmemory-policy volatile-ttl --dir /tmp"]

@@ -11,6 +11,7 @@ from functools import lru_cache
 from ipaddress import IPv4Network, IPv6Network, ip_network
 from pathlib import Path
 from typing import Literal
+from urllib.parse import quote
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -65,6 +66,10 @@ class Settings(BaseSettings):
     # X-Forwarded-For.
     rate_limit: str = Field(default="120/minute", validation_alias="PAPERSEARCH_RATE_LIMIT")
     rate_limit_storage: str = Field(default="memory://", validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE")
+    # A file holding the storage's password (the Docker stack's Redis: written by setup), kept out of the URI
+    # and so out of the environment and `docker inspect`.
+    rate_limit_storage_password_file: Path | None = Field(
+        default=None, validation_alias="PAPERSEARCH_RATE_LIMIT_STORAGE_PASSWORD_FILE")
     # The one setting of trust in forwarded headers (X-Forwarded-For, -Proto), for the app and gunicorn alike:
     # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/headers_and_limits.py).
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
@@ -98,7 +103,8 @@ class Settings(BaseSettings):
                                          min_length=credentials.MIN_SECRET_KEY)
     secret_key_file: Path | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY_FILE")
 
-    @field_validator("secret_key", "secret_key_file", "metrics_bind", mode="before")
+    @field_validator("secret_key", "secret_key_file", "metrics_bind", "rate_limit_storage_password_file",
+                     mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value  # compose's ${VAR:-} hands an unset variable on as ""
@@ -135,6 +141,14 @@ class Settings(BaseSettings):
         if value.lower().startswith(credentials.PLACEHOLDER_PREFIX):
             raise ValueError("PAPERSEARCH_SECRET_KEY is still the placeholder of .env.example: set a real secret")
         return value.encode()
+
+    def rate_limit_storage_uri(self) -> str:
+        """The storage URI, with the password of rate_limit_storage_password_file put in (redis://:pw@host)."""
+        if self.rate_limit_storage_password_file is None:
+            return self.rate_limit_storage
+        scheme, sep, rest = self.rate_limit_storage.partition("://")
+        password = quote(self.rate_limit_storage_password_file.read_text().strip(), safe="")
+        return f"{scheme}{sep}:{password}@{rest.rpartition('@')[2]}"
 
     def indexer_auth(self) -> dict:
         return _auth(self, self.es_username, self.es_password, self.es_api_key, credentials.INDEXER)

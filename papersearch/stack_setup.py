@@ -214,15 +214,15 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
     _say_done(config, say)
 
 
-def _ensure_secret_key(path: Path, say: Callable[[str], None] = print) -> None:
+def _ensure_secret_key(path: Path, say: Callable[[str], None] = print, what: str = "signing secret") -> None:
     existed = path.exists()
     try:
-        credentials.checked_secret_key(credentials.secret_key(path), f"the signing secret {path}")
+        credentials.checked_secret_key(credentials.secret_key(path), f"the {what} {path}")
     except OSError as exc:
-        raise SetupFailed(f"cannot write the signing secret {path}: {exc}") from None
+        raise SetupFailed(f"cannot write the {what} {path}: {exc}") from None
     except ValueError as exc:
         raise SetupFailed(str(exc)) from None
-    say(f"signing secret {path}: {'kept' if existed else 'generated'}")
+    say(f"{what} {path}: {'kept' if existed else 'generated'}")
 
 
 def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
@@ -244,6 +244,8 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
                              "instead of creating them through the security API")
     parser.add_argument("--secret-key-file", type=Path, default=None,
                         help="generate the webapp's signing secret into this file unless it exists")
+    parser.add_argument("--redis-password-file", type=Path, default=None,
+                        help="generate the password of the rate-limit Redis into this file unless it exists")
     args = parser.parse_args(argv)
     if args.timeout < 0:
         parser.error("--timeout must not be negative")
@@ -255,6 +257,8 @@ def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
     try:
         if args.secret_key_file is not None:
             _ensure_secret_key(args.secret_key_file)
+        if args.redis_password_file is not None:
+            _ensure_secret_key(args.redis_password_file, what="Redis password")
         run(config, args.timeout, factory, realm_dir=args.realm_dir)
     except SetupFailed as exc:
         print(f"stack_setup: FAILED: {exc}", file=sys.stderr)

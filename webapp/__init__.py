@@ -14,7 +14,6 @@ from flask import Flask
 from markupsafe import Markup
 
 from papersearch import logs, markup
-from papersearch.es import make_client
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
 from papersearch.text import has_cjk
@@ -49,9 +48,13 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
 
     settings = settings or get_settings()
     if service is None:
+        # Imported here: gunicorn's master imports this package for its worker class (webapp/server.py), and the
+        # Elasticsearch client (urllib3, ssl) must be imported in a worker, after gevent patched the library.
+        from papersearch.es import make_client
         from webapp.services.search import SearchService
 
         # With several nodes one retry on another node; none on a single node (papersearch/es.py).
+
         client = make_client("web", settings, request_timeout=REQUEST_TIMEOUT)
         service = SearchService(client, settings.alias, budget=REQUEST_TIMEOUT)
     app.extensions["search_service"] = service
@@ -67,7 +70,7 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     metrics.init_app(app, settings.metrics, metrics.Access(metrics_networks(settings.metrics_allow),
                                                            _port(settings.metrics_bind), settings.trusted_proxies))
     headers_and_limits.init_app(app, rate_limit if rate_limit is not None else settings.rate_limit,
-                      settings.rate_limit_storage, settings.trusted_proxies, on_limited=errors.rate_limited)
+                      settings.rate_limit_storage_uri(), settings.trusted_proxies, on_limited=errors.rate_limited)
     errors.init_app(app)
     encoding.init_app(app)
     for blueprint in (ui.blueprint, api.blueprint, health.blueprint, feeds.blueprint, exports.blueprint,
@@ -101,10 +104,11 @@ def _site_id(settings: Settings) -> str:
 
 
 def _query_log_writer(settings: Settings) -> QueryLogWriter:
+    # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
+    from papersearch.es import make_client  # in a worker only, as above
     from webapp import metrics
     from webapp.querylog_writer import QueryLogWriter
 
-    # Its own client: a slow cluster holds the writer's thread up to this long, never a search.
     client = make_client("web", settings, request_timeout=QUERY_LOG_TIMEOUT, max_retries=0, retry_on_timeout=False)
     return QueryLogWriter(client, settings.query_log_index, on_drop=metrics.querylog_dropped,
                           on_written=metrics.querylog_written)

@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlencode
 
-from flask import Flask, Response, g, request, url_for
+from flask import Flask, Response, current_app, g, request, url_for
 
 LANGUAGES = ("en", "zh")
 DEFAULT = "en"
@@ -80,7 +80,11 @@ def init_app(app: Flask) -> None:
             return response
         explicit = requested_lang()
         if explicit and request.cookies.get(COOKIE) != explicit:
-            response.set_cookie(COOKIE, explicit, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True)
+            # Secure when the request came over HTTPS (the proxy's X-Forwarded-Proto, trusted) or the site's public
+            # address is https: the cookie is then never sent in the clear (issue 45.11).
+            secure = request.is_secure or current_app.config.get("PUBLIC_URL", "").startswith("https:")
+            response.set_cookie(COOKIE, explicit, max_age=COOKIE_MAX_AGE, samesite="Lax", httponly=True,
+                                secure=secure)
         # Pages differ by language, so shared caches must key on what chose it.
         response.vary.add("Accept-Language")
         response.vary.add("Cookie")

@@ -3,18 +3,23 @@ request's Host header, and a request whose Host is not one of the site's names i
 
 A Host header is the client's to choose: before, `Host: evil.example` put `http://evil.example/…` into the
 OpenSearch description, robots.txt, the sitemaps, the feeds and redirects, which a shared cache in front then
-served to everyone (DECISIONS.md D-115). The names are Flask's
-TRUSTED_HOSTS (werkzeug compares them without the port): the public URL's host and PAPERSEARCH_ALLOWED_HOSTS.
+served to everyone (DECISIONS.md D-115). The names: the public URL's host
+and PAPERSEARCH_ALLOWED_HOSTS, compared without the port and the case. Not Flask's TRUSTED_HOSTS: werkzeug
+cuts each trusted name at its first ":" (so "[::1]" never matched) and compares case-sensitively, so
+`Host: [::1]` and `Host: LOCALHOST` were refused although allowed (issue 45.11).
 """
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
-from flask import Flask, Response, current_app, request, url_for
+from flask import Flask, Response, abort, current_app, request, url_for
 
 CONFIG_KEY = "PUBLIC_URL"
 REDIRECTS = (301, 302, 303, 307, 308)
+# A Host header: a name or IPv4 address, or an IPv6 address in brackets; then an optional port.
+HOST = re.compile(r"([a-z0-9.-]+|\[[a-f0-9]*:[a-f0-9.:]+\])(?::[1-9][0-9]{0,4})?", re.IGNORECASE)
 
 
 def names(public_url: str, allowed_hosts: str) -> list[str]:
@@ -22,6 +27,12 @@ def names(public_url: str, allowed_hosts: str) -> list[str]:
     host = urlsplit(public_url).hostname or ""
     host = f"[{host}]" if ":" in host else host  # an IPv6 address, as werkzeug reads it from a Host header
     return list(dict.fromkeys([host, *(h.strip().lower() for h in allowed_hosts.split(",") if h.strip())]))
+
+
+def host_allowed(host: str | None, allowed: list[str]) -> bool:
+    """Whether a Host header names the site (one of `allowed`, as names() gives them: lower case)."""
+    found = HOST.fullmatch(host or "")
+    return found is not None and found.group(1).lower() in allowed
 
 
 def public_url() -> str:
@@ -50,7 +61,14 @@ def origin_allowed(origin: str) -> bool:
 
 def init_app(app: Flask, public: str, allowed_hosts: str) -> None:
     app.config[CONFIG_KEY] = public.rstrip("/")
-    app.config["TRUSTED_HOSTS"] = names(public, allowed_hosts)
+    allowed = names(public, allowed_hosts)
+
+    def _own_host() -> None:
+        if not host_allowed(request.headers.get("Host"), allowed):
+            abort(400)
+
+    # First of all: a foreign Host is refused before the limiter counts it or anything reads request.host.
+    app.before_request_funcs.setdefault(None, []).insert(0, _own_host)
 
     @app.after_request
     def _public_redirects(response: Response) -> Response:

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from deploy_support import RATE_LIMIT, Stack, run
+from deploy_support import OUTER_PROXY, RATE_LIMIT, Stack, run
 from support import ROOT, compose_binary, free_port
 
 
@@ -46,7 +46,9 @@ def stack(images: float, tmp_path_factory: pytest.TempPathFactory) -> Iterator[S
     passwords = {name: secrets.token_urlsafe(18) for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
     web_port, es_port = free_port(), free_port()
     settings = {**passwords, "WEB_PORT": str(web_port), "ES_PORT": str(es_port), "ES_HEAP": "512m",
-                "PAPERSEARCH_WORKERS": "2", "PAPERSEARCH_RATE_LIMIT": f"{RATE_LIMIT}/minute"}
+                "PAPERSEARCH_WORKERS": "2", "PAPERSEARCH_RATE_LIMIT": f"{RATE_LIMIT}/minute",
+                # The proxy container's own loopback plays a trusted outer proxy (test_web_tier.py).
+                "PAPERSEARCH_OUTER_PROXIES": OUTER_PROXY}
     env_file.write_text("".join(f"{k}={v}\n" for k, v in settings.items()))
     env_file.chmod(0o600)
     project = f"papersearch-deploytest-{uuid.uuid4().hex[:6]}"

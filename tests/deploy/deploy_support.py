@@ -16,6 +16,7 @@ LONG_RUNNING = ("es", "webapp", "redis", "proxy")
 # Requests per client address and minute in the test stack: far above what the tests send from the host,
 # and reached in seconds by test_web_tier.py's burst from inside the proxy (another client address).
 RATE_LIMIT = 1200
+OUTER_PROXY = "127.0.0.1"  # PAPERSEARCH_OUTER_PROXIES of the test stack: the proxy container's loopback
 REPLICAS = 2  # of the webapp: docker-compose.yml's default (WEB_REPLICAS)
 ONE_SHOTS = ("setup", "indexer")
 

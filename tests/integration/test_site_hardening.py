@@ -60,6 +60,19 @@ def test_a_foreign_host_is_refused_and_absolute_urls_are_the_public_ones(public_
     assert web.get("/api/search", headers={"Host": "localhost:8000"}).status_code == 200  # names, not ports
 
 
+def test_the_language_cookie_is_secure_under_https(cluster, web_alias, public_app):
+    """Issue 45.11: `lang` lacked Secure under HTTPS, so a browser would send it over plain HTTP too."""
+    behind_proxy = create_app(cluster.settings(web_alias, PAPERSEARCH_TRUSTED_PROXIES="1"), rate_limit="off")
+    plain = create_app(cluster.settings(web_alias), rate_limit="off")
+    cookie = "Set-Cookie"
+    https = behind_proxy.test_client().get("/?lang=zh", headers={"X-Forwarded-Proto": "https",
+                                                                  "X-Forwarded-For": "198.51.100.7"})
+    assert "lang=zh" in https.headers[cookie] and "Secure" in https.headers[cookie]
+    assert "Secure" in public_app.test_client().get("/?lang=zh").headers[cookie]  # an https public address
+    over_http = plain.test_client().get("/?lang=zh").headers[cookie]
+    assert "lang=zh" in over_http and "Secure" not in over_http  # plain HTTP on localhost: a Secure one is lost
+
+
 def test_every_route_says_how_it_may_be_cached(app, client):
     rules = {rule.endpoint for rule in app.url_map.iter_rules()}
     assert rules <= set(caching.POLICY), sorted(rules - set(caching.POLICY))  # a new route must say

@@ -1,7 +1,8 @@
-"""The server side of issue 37, through gunicorn with config/gunicorn.conf.py (webapp/server.py's worker) on the real
-node: trickling clients cannot starve a search and are closed in time, requests are framed before a thread takes
-them (411, 413, 431, Expect: 100-continue, pipelining), gunicorn trusts no forwarded header, foreign Host headers
-and invented methods are refused without leaving a trace in /metrics.
+"""Slow clients through gunicorn with config/gunicorn.conf.py (webapp/server.py's gevent worker) on the real node,
+as `make serve` runs it (issues 37 and 45.1): clients that trickle their request and clients that never read their
+answers do not stop other visitors and are let go in time; gunicorn frames requests itself (pipelining, 431 as
+our JSON error); gunicorn trusts no forwarded header, foreign Host headers and invented methods are refused
+without leaving a trace in /metrics.
 """
 
 from __future__ import annotations
@@ -18,21 +19,23 @@ from gunicorn.config import Config
 from prometheus_client.parser import text_string_to_metric_families
 from support import ROOT, gunicorn
 
-from webapp.request_reading import MAX_BODY, MAX_HEAD
-from webapp.server import BODY_TIMEOUT, HEAD_TIMEOUT
+from webapp.server import HEAD_TIMEOUT, IO_TIMEOUT
 
 PUBLIC = "http://papers.test"
-WORKERS, THREADS = 2, 4
-TRICKLERS = 64  # eight times the threads of the server
+WORKERS = 2
+TRICKLERS = 32
 EVERY = 0.5  # seconds between two bytes of a trickling client
+STALLED = 30  # the probe's 30 connections, each 4 pipelined requests for a large page, never read
+BIG_PAGE = "/?q=learning&size=100"
 
 
 @pytest.fixture(scope="module")
 def server(cluster, sample_alias, tmp_path_factory):
     log = tmp_path_factory.mktemp("slow") / "gunicorn.log"
-    with gunicorn(cluster, sample_alias, log, workers=WORKERS, PAPERSEARCH_THREADS=str(THREADS),
-                  PAPERSEARCH_PUBLIC_URL=PUBLIC) as (_, base):
-        yield base, int(base.rsplit(":", 1)[1]), log
+    runtime = tmp_path_factory.mktemp("xdg-runtime")  # where gunicorn would put its control socket
+    with gunicorn(cluster, sample_alias, log, workers=WORKERS, PAPERSEARCH_PUBLIC_URL=PUBLIC,
+                  XDG_RUNTIME_DIR=str(runtime)) as (_, base):
+        yield base, int(base.rsplit(":", 1)[1]), log, runtime
 
 
 def exchange(port: int, data: bytes, timeout: float = 10) -> bytes:
@@ -47,27 +50,24 @@ def exchange(port: int, data: bytes, timeout: float = 10) -> bytes:
 
 @dataclass
 class Trickler:
-    """A client that sends its request one byte every EVERY seconds and notes what came back and when."""
+    """A client that sends its request one byte every EVERY seconds and notes when the server closed it."""
 
     port: int
-    prefix: bytes  # sent at once
-    request: bytes  # then trickled
+    request: bytes
     stop: threading.Event
     started: float = field(default_factory=time.monotonic)
     closed_after: float | None = None
-    answer: bytes = b""
 
     def run(self) -> None:
         with socket.create_connection(("127.0.0.1", self.port)) as conn:
             conn.settimeout(EVERY)
-            conn.sendall(self.prefix)
             for byte in self.request:
                 if self.stop.is_set():
                     return
                 try:
                     conn.sendall(bytes([byte]))
-                    while chunk := conn.recv(4096):
-                        self.answer += chunk
+                    while conn.recv(4096):
+                        pass
                     self.closed_after = time.monotonic() - self.started
                     return
                 except TimeoutError:
@@ -77,73 +77,109 @@ class Trickler:
                     return
 
 
-def timed_search(base: str, timeout: float) -> tuple[int, float]:
+def stalled_reader(port: int) -> socket.socket:
+    """The probe's client: a 4 KB receive buffer, 4 pipelined requests for a large page, and it never reads."""
+    conn = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    conn.connect(("127.0.0.1", port))
+    request = f"GET {BIG_PAGE} HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: stalled\r\n\r\n".encode()
+    conn.sendall(request * 4)
+    return conn
+
+
+def timed(base: str, path: str, timeout: float) -> tuple[int, float]:
     started = time.monotonic()
-    r = requests.get(f"{base}/api/search", params={"q": "learning"}, timeout=timeout)
-    return r.status_code, time.monotonic() - started
+    try:
+        status = requests.get(base + path, timeout=timeout).status_code
+    except requests.RequestException:
+        status = 0
+    return status, time.monotonic() - started
 
 
-def test_trickling_clients_cannot_starve_a_search_and_are_closed_in_time(server):
-    """The probe held a 1 × 4 server with four connections trickling a byte every 1.5 s (a /healthz waited
-    10.5 s; one connection stayed open 25 s). Here 64 trickle their head or a POST body to 2 × 4 threads."""
-    base, port, _ = server
-    baseline = max(timed_search(base, 30)[1] for _ in range(3))  # this machine's pace, now
-    ceiling = 1.0 + 3 * baseline  # a generous ceiling, not a speed target: before, the search waited for good
-    head = b"GET /api/search?q=learning HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: trickle\r\n\r\n"
-    body = (b"POST /api/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 200\r\n\r\n")
+def test_trickling_senders_and_stalled_readers_do_not_stop_other_visitors(server):
+    """Before (gthread, 2 workers × 4 threads), 30 stalled readers blocked every thread in its socket writes and
+    every /healthz timed out for as long as they stayed; tricklers each held a read-ahead buffer parsed anew."""
+    base, port, log, _ = server
+    page = requests.get(base + BIG_PAGE, timeout=30)
+    assert page.status_code == 200 and len(page.content) > 4 * 4096  # large enough to fill a stalled reader
+    baseline = max(timed(base, "/api/search?q=learning", 30)[1] for _ in range(3))  # this machine's pace, now
+    ceiling = 2.0 + 3 * baseline  # a generous ceiling, not a speed target: before, the probes waited for good
     stop = threading.Event()
-    # Three in four trickle their head; the others send the head of a POST at once and trickle its body.
-    clients = [Trickler(port, b"", head, stop) if i % 4 else Trickler(port, body, b"{" * 200, stop)
-               for i in range(TRICKLERS)]
-    threads = [threading.Thread(target=c.run, daemon=True) for c in clients]
+    head = b"GET /api/search?q=learning HTTP/1.1\r\nHost: 127.0.0.1\r\nUser-Agent: trickle\r\n\r\n"
+    tricklers = [Trickler(port, head, stop) for _ in range(TRICKLERS)]
+    threads = [threading.Thread(target=t.run, daemon=True) for t in tricklers]
+    stalled = [stalled_reader(port) for _ in range(STALLED)]
     try:
         for t in threads:
             t.start()
-        time.sleep(2 * EVERY)
-        searches = [timed_search(base, ceiling + 5) for _ in range(3)]
-        assert all(status == 200 and seconds < ceiling for status, seconds in searches), (searches, ceiling)
-        limit = HEAD_TIMEOUT + BODY_TIMEOUT + 10
+        # /healthz answers at once all along. Rendering the stalled readers' first pages is work they asked for
+        # (and the limiter's to bound), so searches may wait while it is done; then they are answered as usual
+        # while the stalled readers stay. Before, both waited for as long as the stalled readers stayed.
+        healthz, searches, until = [], [], time.monotonic() + 30
+        while time.monotonic() < until and not (len(searches) >= 3 and all(ok for ok, _ in searches[-3:])):
+            healthz.append(timed(base, "/healthz", ceiling + 5))
+            status, seconds = timed(base, "/api/search?q=deep", ceiling + 5)
+            searches.append((status == 200 and seconds < ceiling, round(seconds, 2)))
+            time.sleep(0.5)
+        print(f"\n[slow clients] searches while stalled readers stay: {searches}")
+        assert all(status == 200 and seconds < ceiling for status, seconds in healthz), (healthz, ceiling)
+        assert all(ok for ok, _ in searches[-3:]), (searches, ceiling)
+        assert time.monotonic() - tricklers[0].started < IO_TIMEOUT  # while every stalled reader is still there
+        limit = HEAD_TIMEOUT + 10  # gunicorn's own deadline on a head, with room for a loaded machine
         for t in threads:
-            t.join(max(0.1, limit - (time.monotonic() - clients[0].started)))
+            t.join(max(0.1, limit - (time.monotonic() - tricklers[0].started)))
+        assert all(t.closed_after is not None for t in tricklers), "a trickling connection is still open"
+        assert max(t.closed_after for t in tricklers) < limit
+        # The stalled readers are let go once a write has made no progress for IO_TIMEOUT: they read up to the
+        # end of what was sent and then find the connection closed.
+        time.sleep(max(0.0, IO_TIMEOUT + 5 - (time.monotonic() - tricklers[0].started)))
+        closed = 0
+        for conn in stalled:
+            conn.settimeout(10)
+            try:
+                while conn.recv(65536):
+                    pass
+                closed += 1
+            except OSError:
+                closed += 1  # reset: also closed by the server
+        assert closed == STALLED
     finally:
         stop.set()
-    assert all(c.closed_after is not None for c in clients), "a trickling connection is still open"
-    assert {c.answer.split(b"\r\n", 1)[0] for c in clients} == {b"HTTP/1.1 408 Request Timeout"}
-    assert max(c.closed_after for c in clients) < limit
+        for conn in stalled:
+            conn.close()
+    assert timed(base, "/healthz", 10)[0] == 200
+    assert "Traceback" not in log.read_text()
 
 
 def with_body(head: str, body: bytes = b"") -> bytes:
     return head.replace("\n", "\r\n").encode() + b"\r\n" + body
 
 
-def test_requests_are_framed_before_a_thread_takes_them(server):
-    _, port, log = server
-    beacon = b'{"type":"view","query_id":"x"}'
-    post = "POST /api/events HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\nConnection: close\n"
-    refused = {
-        411: with_body(post + "Transfer-Encoding: chunked\n", b"5\r\nhello\r\n0\r\n\r\n"),
-        413: with_body(post + f"Content-Length: {MAX_BODY + 1}\n", b"{" * 1000),
-        431: with_body("GET / HTTP/1.1\nHost: 127.0.0.1\n" + f"X-Big: {'a' * MAX_HEAD}\n"),
-    }
-    for status, data in refused.items():
-        answer = exchange(port, data)
-        assert answer.startswith(f"HTTP/1.1 {status} ".encode()), (status, answer[:200])
-        assert b'"code":' in answer and b"Content-Type: application/json" in answer
-    # Expect: 100-continue is answered at once, the body then read, the request answered once.
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as conn:
-        conn.sendall(with_body(post + f"Expect: 100-continue\nContent-Length: {len(beacon)}\n"))
-        assert conn.recv(4096) == b"HTTP/1.1 100 Continue\r\n\r\n"
-        conn.sendall(beacon)
-        answer = b""
-        while chunk := conn.recv(65536):
-            answer += chunk
-    assert answer.startswith(b"HTTP/1.1 400 ") and b"100 Continue" not in answer
+def test_gunicorn_frames_requests_and_refuses_large_heads_with_our_json_error(server):
+    """gunicorn's parser is the only one (webapp/request_reading.py, a second one, took the largest of duplicate
+    Content-Length values). Its 431 was an HTML page; it is the API's JSON error like the 414."""
+    _, port, log, _ = server
+    many = "".join(f"X-Field-{i}: {i}\n" for i in range(Config().limit_request_fields + 5))
+    for headers in (many, f"X-Big: {'a' * 9000}\n"):
+        answer = exchange(port, with_body("GET /api/search?q=x HTTP/1.1\nHost: 127.0.0.1\n" + headers))
+        assert answer.startswith(b"HTTP/1.1 431 "), answer[:200]
+        assert b"Content-Type: application/json" in answer and b'"code":"headers_too_large"' in answer
+        assert b"<html" not in answer.lower()
+    duplicate = "POST /api/events HTTP/1.1\nHost: 127.0.0.1\nContent-Type: application/json\n"
+    answer = exchange(port, with_body(duplicate + "Content-Length: 2\nContent-Length: 40\n", b"{}"))
+    assert answer.startswith(b"HTTP/1.1 400 "), answer[:200]
     # Two requests in one packet, on a kept-alive connection: both answered, in order.
     get = "GET /healthz HTTP/1.1\nHost: 127.0.0.1\n"
     answer = exchange(port, with_body(get) + with_body(get.replace("/healthz", "/readyz") + "Connection: close\n"))
     assert answer.count(b"HTTP/1.1 200 OK") == 2 and answer.index(b'"ok"') < answer.index(b'"ready"')
     assert "Traceback" not in log.read_text()
+
+
+def test_no_control_socket_shared_by_every_instance(server):
+    """gunicorn's default control socket ($XDG_RUNTIME_DIR or ~/.gunicorn/gunicorn.ctl) is one path for every
+    instance a user starts, so `gunicornc` reached whichever started last (issue 45.11): none is made."""
+    *_, runtime = server
+    assert not (runtime / "gunicorn.ctl").exists() and list(runtime.iterdir()) == []
 
 
 def test_gunicorn_trusts_no_forwarded_header():
@@ -159,9 +195,16 @@ def test_gunicorn_trusts_no_forwarded_header():
 
 
 def test_foreign_hosts_and_public_urls_through_gunicorn(server):
-    base, port, _ = server
+    base, port, _, _ = server
     answer = exchange(port, with_body("GET /robots.txt HTTP/1.1\nHost: evil.example\nConnection: close\n"))
     assert answer.startswith(b"HTTP/1.1 400 ") and b"evil.example" not in answer
+    # Allowed by default (localhost, 127.0.0.1, [::1]) whatever the case and port; werkzeug's TRUSTED_HOSTS
+    # refused `[::1]` and `LOCALHOST` (issue 45.11). Names that only contain an allowed one stay refused.
+    for host, status in (("[::1]", b"200"), ("[::1]:8000", b"200"), ("LOCALHOST", b"200"), ("LocalHost:80", b"200"),
+                         ("127.0.0.1:8000", b"200"), ("localhost.evil.example", b"400"), ("[::2]", b"400"),
+                         ("evil.example:8000", b"400")):
+        answer = exchange(port, with_body(f"GET /healthz HTTP/1.1\nHost: {host}\nConnection: close\n"))
+        assert answer.split(b" ", 2)[1] == status, (host, answer[:100])
     r = requests.get(f"{base}/robots.txt", headers={"X-Forwarded-Proto": "https", "X-Forwarded-Host": "evil.example"},
                      timeout=10)
     assert f"Sitemap: {PUBLIC}/sitemap.xml" in r.text and r.headers["Cache-Control"].startswith("public")
@@ -177,7 +220,7 @@ def metric_series(base: str) -> set[tuple]:
 
 def test_invented_methods_and_paths_leave_metrics_as_they_were(server):
     """The probe's `SECPROBEA /zz HTTP/1.1` added a series (~1.6 KB) per invented method, kept until restart."""
-    base, port, _ = server
+    base, port, _, _ = server
 
     def raw(method: str, path: str) -> bytes:
         return exchange(port, with_body(f"{method} {path} HTTP/1.1\nHost: 127.0.0.1\nConnection: close\n"))

@@ -36,6 +36,7 @@ from support import compose_binary
 REALM_MOUNT = "/usr/share/elasticsearch/config/papersearch-realm"
 
 KEY_FILE = "/app/keys/secret-key"  # the web-key volume's signing secret
+REDIS_KEY_FILE = "/app/redis-key/password"  # the redis-key volume's password (setup writes both)
 ONE_SHOT_SERVICES = {"setup", "indexer", "certs"}  # restart: "no"; everything else must be healthchecked
 
 
@@ -149,8 +150,10 @@ def test_elasticsearch_service() -> None:
     assert volumes[REALM_MOUNT] == "es-realm" and f"es-realm:{REALM_MOUNT}:ro" in es["volumes"], \
         "Elasticsearch reads the file realm that setup writes"
     test = " ".join(es["healthcheck"]["test"])
-    assert "curl" in test and "_cluster/health" in test and "elastic:$$(cat /run/secrets/ELASTIC_PASSWORD)" in test, \
+    assert "curl" in test and "_cluster/health" in test and "$$(cat /run/secrets/ELASTIC_PASSWORD)" in test, \
         "healthcheck: curl with the secret file's password ($$: expanded in the container)"
+    # On curl's standard input (-K -), never its command line, which every process can read (issue 45.11).
+    assert "curl -fsS -K - " in test and " -u " not in test, test
 
 
 def test_setup_service() -> None:
@@ -206,11 +209,23 @@ def test_proxy_and_redis_services() -> None:
     assert proxy["ports"] == ["${WEB_BIND:-127.0.0.1}:${WEB_PORT:-8000}:8080"]
     assert "/proxy-healthz" in proxy["healthcheck"]["test"][-1]
     assert proxy["depends_on"]["webapp"]["condition"] == "service_healthy"
-    assert "ports" not in redis and redis["networks"] == ["limits"], "Redis has no password: internal network only"
+    assert "ports" not in redis and redis["networks"] == ["limits"], "Redis: the internal network only"
     assert compose["networks"]["limits"] == {"internal": True}
+    # Redis wants the password setup writes; redis-cli gets it from its environment, not a command line.
+    assert "redis-key:/run/redis-key:ro" in redis["volumes"] and "REDISCLI_AUTH=" in redis["healthcheck"]["test"][-1]
+    assert redis["depends_on"]["setup"]["condition"] == "service_completed_successfully"
+    assert "--protected-mode yes" in (ROOT / "docker" / "redis.Dockerfile").read_text()
+    webapp = compose["services"]["webapp"]
+    assert webapp["environment"]["PAPERSEARCH_RATE_LIMIT_STORAGE_PASSWORD_FILE"] == "/app/redis-key/password"
     config = (ROOT / "docker" / "haproxy.cfg").read_text()
-    assert "server-template web 1-16 webapp:8000" in config and "option forwardfor" in config
-    assert "http-request del-header X-Forwarded-For" in config, "a client must not choose the address we see"
+    assert "server-template web 1-16 webapp:8000" in config and "option forwardfor" not in config
+    # A client must not choose the address we see: X-Forwarded-For is set, from the connection's address or,
+    # from a trusted outer proxy only, that proxy's last entry (issue 45.4).
+    assert "http-request set-header X-Forwarded-For %[var(txn.client)]" in config
+    assert "acl outer_proxy src" in config and proxy["environment"]["PAPERSEARCH_OUTER_PROXIES"]
+    # Retries only for what never reached a replica (issue 45.5); whole requests buffered (issue 45.1).
+    assert "retry-on conn-failure empty-response" in config and "all-retryable-errors" not in config
+    assert "option http-buffer-request" in config
 
 
 def test_secrets_reach_containers_as_files_only() -> None:
@@ -220,7 +235,8 @@ def test_secrets_reach_containers_as_files_only() -> None:
         for name, service in load_yaml(path)["services"].items():
             for key, value in environment(service).items():
                 if re.search(r"PASSWORD|API_KEY|SECRET|TOKEN", key):
-                    assert key.endswith("_FILE") and (value.startswith("/run/secrets/") or value == KEY_FILE), \
+                    files = (KEY_FILE, REDIS_KEY_FILE)
+                    assert key.endswith("_FILE") and (value.startswith("/run/secrets/") or value in files), \
                         f"{path.name} {name}: {key} would show in docker inspect; use a secret file"
             assert set(service.get("secrets", [])) <= set(declared), f"{path.name} {name}: undeclared secret"
     # Interpolated only in the top-level x-required-secrets check, which no container sees.

@@ -168,3 +168,17 @@ def test_setup_fails_fast_and_clearly_on_an_unreachable_cluster() -> None:
     assert f"cannot reach Elasticsearch at {url} within 1s" in proc.stderr
     assert "Connection refused" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_the_rate_limit_storage_gets_its_password_from_a_file(tmp_path: Path, monkeypatch) -> None:
+    """The stack's Redis wants a password (issue 45.11): read from a file setup wrote, never in the URI's variable."""
+    from papersearch.settings import Settings
+
+    password = tmp_path / "password"
+    password.write_text("p/ss@word+1\n")
+    monkeypatch.setenv("PAPERSEARCH_RATE_LIMIT_STORAGE", "redis://redis:6379")
+    assert Settings().rate_limit_storage_uri() == "redis://redis:6379"
+    monkeypatch.setenv("PAPERSEARCH_RATE_LIMIT_STORAGE_PASSWORD_FILE", str(password))
+    assert Settings().rate_limit_storage_uri() == "redis://:p%2Fss%40word%2B1@redis:6379"
+    monkeypatch.setenv("PAPERSEARCH_RATE_LIMIT_STORAGE_PASSWORD_FILE", "")  # compose's ${VAR:-}: unset
+    assert Settings().rate_limit_storage_uri() == "redis://redis:6379"
