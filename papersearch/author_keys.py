@@ -40,7 +40,7 @@ def author_keys(names: list[str]) -> list[str]:
 # one the other's initial ("g hinton" ~ "geoffrey hinton"), transliterated umlauts alike ("schoelkopf" ~
 # "scholkopf", both from Schölkopf), and extra initials allowed ("philip h s torr" ~ "philip torr",
 # "j zico kolter" ~ "zico kolter"). Indexed keys stay as author_key writes them; the comparison folds further,
-# so no reindex is needed. See DECISIONS.md "One person, one author page".
+# so no reindex is needed. See DECISIONS.md D-148.
 _UMLAUT_PAIRS = re.compile(r"([aou])e")
 _VOWEL = re.compile(r"[aou]")
 _REGEXP_SPECIAL = re.compile(r'([.?+*|{}\[\]()"\\#@&<>~])')

@@ -176,7 +176,7 @@ INDEX_BODY: dict = {
 
 # The daily indices are made by the first document of the day (the web user may append, never create an index
 # of its own shape): this template, put by the indexer's side (ensure_template, every build), gives each the
-# settings and strict mapping above (DECISIONS.md "Least privilege for the web user").
+# settings and strict mapping above (DECISIONS.md D-154).
 TEMPLATE_NAME = "papersearch-querylog"
 TEMPLATE_PRIORITY = 500
 

@@ -1,6 +1,6 @@
 """Responses compressed for clients that accept it (Accept-Encoding: gzip, br, zstd), with Flask-Compress.
 
-Why a library rather than an after_request of our own (DECISIONS.md "Compressed answers"): it negotiates
+Why a library rather than an after_request of our own (DECISIONS.md D-153): it negotiates
 Accept-Encoding with q-values, adds Vary: Accept-Encoding, keeps ETags distinct per encoding and answers
 conditional requests on them, and compresses streamed answers (exports) chunk by chunk. A results page repeats
 its search state in every link, so a URL full of junk filter values was a 317× amplifier (issue 45.3);

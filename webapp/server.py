@@ -10,7 +10,7 @@
   error instead of gunicorn's HTML page, as the OpenAPI document says. gunicorn refuses such a request before
   the app sees it, so the answer cannot depend on the path (DECISIONS.md D-026).
 
-DECISIONS.md "Slow clients: gunicorn's gevent worker" says why this replaced our gthread read-ahead worker.
+DECISIONS.md D-158 says why this replaced our gthread read-ahead worker.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ Used by test_request_bodies.py, whose snapshots pin the bodies a refactoring mus
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,6 +15,9 @@ Body = dict[str, Any]
 PAPER = {"_index": "papers-v1", "_id": "p1", "_score": 1.0,
          "_source": {"title": "Graph neural networks for molecules", "authors": ["Ada Lovelace", "Alan Turing"],
                      "topic_area": "Deep Learning", "year": 2024, "abstract": "We study message passing."}}
+
+
+AUTHOR_KEYS = ("ada lovelace", "geoffrey hinton", "soren hauberg")  # the scripted index's author name keys
 
 
 @dataclass
@@ -50,9 +54,19 @@ class World:
                                  for name, s in suggest.items()}
         aggs = body.get("aggs") or body.get("aggregations") or {}
         if aggs:
-            answer["aggregations"] = {name: {"buckets": [{"key": "Ada Lovelace", "doc_count": 2}] if name == "names"
-                                             else [], "values": {"buckets": []}} for name in aggs}
+            answer["aggregations"] = {name: {"buckets": self._buckets(name, aggs[name]), "values": {"buckets": []}}
+                                      for name in aggs}
         return answer
+
+    def _buckets(self, name: str, agg: Body) -> list[Body]:
+        if name == "names":
+            return [{"key": "Ada Lovelace", "doc_count": 2}]
+        if name == "keys":  # an author look-up (webapp/services/author_names.py): the keys its regexp takes
+            pattern = agg.get("terms", {}).get("include", "")
+            include = pattern if isinstance(pattern, list) else [pattern]
+            return [{"key": k, "doc_count": 2} for k in AUTHOR_KEYS
+                    if any(k == p or re.fullmatch(p, k) for p in include if isinstance(p, str))]
+        return []
 
     def _entry(self, word: str) -> Body:
         options = [{"text": o, "score": score, "freq": freq} for o, score, freq in self.suggestions.get(word, [])]
