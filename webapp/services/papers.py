@@ -19,7 +19,9 @@ CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 
 
 class PaperLookups:
-    """Mixed into SearchService, which sets these up."""
+    """Mixed into SearchService, which sets these up. Each look-up is one page's requests: it starts the
+    service's time budget and sends through es(), so a paper page's two requests share one budget as a
+    search's rounds do (DECISIONS.md D-103), rather than waiting the client's timeout each."""
 
     client: Elasticsearch
     alias: str
@@ -28,20 +30,26 @@ class PaperLookups:
     prefix_limit: int
     concept_suggester: ConceptSuggester
 
+    def start_budget(self) -> None: ...
+    def es(self) -> Elasticsearch: ...
+
     # --- single papers -----------------------------------------------------------------------------
 
     def get_paper(self, paper_id: str) -> Hit | None:
         """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
+        self.start_budget()
         raw = self._lookup(paper_id, "get")
         return to_hit(raw, self.labels, full_abstract=True) if raw else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over the similar fields); [] for an unknown id."""
+        self.start_budget()
         raw = self._lookup(paper_id, "mlt", source=False)
         return self._more_like(raw["_index"], paper_id, size) if raw else []
 
     def paper_and_similar(self, paper_id: str, size: int = 5) -> tuple[Hit | None, list[Hit]]:
         """The paper page: get_paper and similar with one ids query (its hit names the concrete index)."""
+        self.start_budget()
         raw = self._lookup(paper_id, "get")
         if raw is None:
             return None, []
@@ -49,7 +57,7 @@ class PaperLookups:
 
     def _lookup(self, paper_id: str, what: str, source: bool = True) -> dict | None:
         with es_errors(self.alias, what):
-            response = self.client.search(
+            response = self.es().search(
                 index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
                 **({"source_excludes": [self.config["suggest_field"]]} if source else {"source": False}),
             ).body
@@ -59,7 +67,7 @@ class PaperLookups:
     def _more_like(self, index: str, paper_id: str, size: int) -> list[Hit]:
         # more_like_this needs the concrete index of the liked document (the alias may span versions).
         with es_errors(self.alias, "mlt"):
-            response = self.client.search(
+            response = self.es().search(
                 index=self.alias, query=more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config["suggest_field"]],
             ).body
@@ -74,8 +82,9 @@ class PaperLookups:
             return []
         out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
                                  for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
+        self.start_budget()
         with es_errors(self.alias, "suggest"):
-            response = self.client.search(
+            response = self.es().search(
                 index=self.alias, suggest=completion.completion_suggest(prefix, size, self.config), size=0,
                 source=completion.SOURCE_FIELDS,
             ).body
