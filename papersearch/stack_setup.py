@@ -208,10 +208,34 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
     say(f"file realm in {realm_dir}: {', '.join(written) + ' written' if written else 'unchanged'}")
     deadline = time.monotonic() + timeout
     for user, password in config.passwords.items():
-        remaining = max(deadline - time.monotonic(), 0.0)
-        status = wait_for_cluster(factory(config, user, password), config.url, remaining, say, user)
+        wait_for_login(factory(config, user, password), config.url, deadline, say, user)
+    # The web user has no cluster privilege (DECISIONS.md D-154), so the indexer asks for the health.
+    indexer = factory(config, credentials.INDEXER, config.passwords[credentials.INDEXER])
+    status = wait_for_cluster(indexer, config.url, max(deadline - time.monotonic(), 0.0), say, credentials.INDEXER)
     say(f"cluster at {config.url} is {status}")
     _say_done(config, say)
+
+
+def wait_for_login(client: Elasticsearch, url: str, deadline: float, say: Callable[[str], None], user: str) -> None:
+    """Block until `user` logs in (Elasticsearch reloads a written file realm within seconds); needs no privilege."""
+    announced = False
+    while True:
+        try:
+            client.security.authenticate()
+            return
+        except AuthenticationException:
+            last_error = f"{user} cannot log in yet"
+        except ApiError as exc:
+            last_error = f"HTTP {exc.meta.status}: {exc.message}"
+        except TransportError as exc:
+            last_error = _describe(exc)
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise SetupFailed(f"{user} could not log in to Elasticsearch at {url} in time ({last_error})")
+        if not announced:
+            say(f"waiting for {user} to log in at {url}: {last_error}")
+            announced = True
+        time.sleep(min(1.0, max(remaining, 0.05)))
 
 
 def _ensure_secret_key(path: Path, say: Callable[[str], None] = print, what: str = "signing secret") -> None:

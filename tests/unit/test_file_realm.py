@@ -52,11 +52,17 @@ class FakeClient:
 
     def __init__(self, realm: Path, user: str, password: str) -> None:
         self.realm, self.user, self.password = realm, user, password
-        self.cluster = self
+        self.cluster = self.security = self
 
-    def health(self, **_kwargs) -> dict:
+    def authenticate(self) -> dict:
         users = dict(line.split(":", 1) for line in (self.realm / "users").read_text().splitlines())
         assert file_realm.hash_matches(users[self.user], self.password)
+        return {"username": self.user}
+
+    def health(self, **_kwargs) -> dict:
+        # The web role has no cluster privilege: Elasticsearch would answer it 403 (DECISIONS.md D-154).
+        assert self.user != "papersearch_web", "the web user may not ask for the cluster's health"
+        self.authenticate()
         return {"status": "green", "timed_out": False}
 
 
