@@ -1,8 +1,11 @@
-"""The house: webapp/ and indexer/ stand beside each other on papersearch/ and never import each other."""
+"""The house: webapp/ and indexer/ stand beside each other on papersearch/ and never import each other;
+provisioning/ (the local node, the Docker stack's setup) stands on papersearch/ too and neither imports it."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -25,19 +28,31 @@ def imported_packages(package: str) -> dict[str, set[str]]:
 
 
 @pytest.mark.parametrize(("package", "forbidden"), [
-    ("webapp", {"indexer", "bench", "tests"}),
-    ("indexer", {"webapp", "bench", "tests"}),
-    ("papersearch", {"webapp", "indexer", "bench", "tests"}),
+    ("webapp", {"indexer", "provisioning", "bench", "tests"}),
+    ("indexer", {"webapp", "provisioning", "bench", "tests"}),
+    ("provisioning", {"webapp", "indexer", "bench", "tests"}),
+    ("papersearch", {"webapp", "indexer", "provisioning", "bench", "tests"}),
 ])
 def test_packages_import_only_what_they_stand_on(package: str, forbidden: set[str]) -> None:
-    offenders = {module: sorted(tops & forbidden) for module, tops in imported_packages(package).items()
-                 if tops & forbidden}
+    imports = imported_packages(package)
+    assert imports, f"{package}/ has no modules"  # a moved or misspelt package must not pass vacuously
+    offenders = {module: sorted(tops & forbidden) for module, tops in imports.items() if tops & forbidden}
     assert offenders == {}
 
 
 def test_the_check_sees_imports() -> None:
     # Guards the test above against passing vacuously (e.g. a wrong root).
     assert "papersearch" in imported_packages("webapp")["webapp/services/search.py"]
+    assert "provisioning" in imported_packages("provisioning")["provisioning/stack_wait.py"]
+
+
+def test_console_scripts_name_functions_that_exist() -> None:
+    # pyproject's entry points are strings: a moved module would leave a command that fails at its first run.
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert set(scripts) == {"papersearch-node", "papersearch-admin"}
+    for name, target in scripts.items():
+        module, _, function = target.partition(":")
+        assert callable(getattr(importlib.import_module(module), function, None)), f"{name} = {target}"
 
 
 MAX_MODULE_LINES = 350
@@ -61,6 +76,7 @@ MODULE_LINE_LIMIT = 360  # "modules under ~350 lines" (the house style)
 
 def test_modules_stay_small() -> None:
     sizes = {str(path.relative_to(ROOT)): len(path.read_text(encoding="utf-8").splitlines())
-             for package in ("webapp", "indexer", "papersearch", "bench") for path in (ROOT / package).rglob("*.py")}
+             for package in ("webapp", "indexer", "papersearch", "provisioning", "bench")
+             for path in (ROOT / package).rglob("*.py")}
     assert len(sizes) > 50, "the check must see the modules"
     assert {module: n for module, n in sizes.items() if n > MODULE_LINE_LIMIT} == {}

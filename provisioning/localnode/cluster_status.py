@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from papersearch.settings import get_settings
 
 if TYPE_CHECKING:  # the node hands itself in; nothing of it is needed to load this module
-    from papersearch.localnode.node import LocalNode
+    from provisioning.localnode.node import LocalNode
 
 
 @dataclass
