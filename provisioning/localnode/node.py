@@ -278,7 +278,7 @@ class LocalNode:
                 proc.wait_gone(pid, timeout)
 
     def status(self) -> NodeStatus:
-        return describe(self)
+        return describe(self.processes(), self.cfg.host, self.url, lambda: self.admin_client(request_timeout=5))
 
     def reset(self) -> None:
         """Stop and wipe data, logs and state of every node (one node and cluster layouts alike); the

@@ -46,6 +46,53 @@ def test_the_check_sees_imports() -> None:
     assert "provisioning" in imported_packages("provisioning")["provisioning/stack_wait.py"]
 
 
+def module_imports(package: str) -> dict[str, set[str]]:
+    """module name -> the modules of `package` it imports, wherever the import stands (TYPE_CHECKING blocks
+    and function bodies too: a cycle hidden there is still a cycle of the design)."""
+    names = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in (ROOT / package).rglob("*.py")}
+    out: dict[str, set[str]] = {}
+    for name, path in names.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                found |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found |= {node.module} | {f"{node.module}.{alias.name}" for alias in node.names}
+        out[name] = {m for m in found if m in names and m != name and not name.startswith(m + ".")}
+    return out
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Every import cycle's modules, once each (depth-first search for back edges)."""
+    found, state = [], dict.fromkeys(graph, 0)  # 0 unseen, 1 on the current path, 2 done
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for other in sorted(graph[module]):
+            if state[other] == 1:
+                found.append([*path[path.index(other):], other])
+            elif state[other] == 0:
+                visit(other, [*path, other])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if state[module] == 0:
+            visit(module, [module])
+    return found
+
+
+@pytest.mark.parametrize("package", ["papersearch", "provisioning", "indexer", "webapp"])
+def test_no_import_cycles(package: str) -> None:
+    assert cycles(module_imports(package)) == []
+
+
+def test_the_cycle_check_sees_imports_and_cycles() -> None:
+    graph = module_imports("provisioning")
+    assert "provisioning.localnode.cluster_status" in graph["provisioning.localnode.node"]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+
+
 def test_console_scripts_name_functions_that_exist() -> None:
     # pyproject's entry points are strings: a moved module would leave a command that fails at its first run.
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
