@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import tomllib
 from pathlib import Path
 
@@ -100,6 +101,14 @@ def test_console_scripts_name_functions_that_exist() -> None:
     for name, target in scripts.items():
         module, _, function = target.partition(":")
         assert callable(getattr(importlib.import_module(module), function, None)), f"{name} = {target}"
+
+
+def test_the_query_alias_has_one_owner() -> None:
+    # One owner per concept: the shape of a request body is webapp/services/es_query.py's `Query`.
+    owners = sorted(str(path.relative_to(ROOT)) for package in ("webapp", "indexer", "papersearch", "bench", "tests")
+                    for path in (ROOT / package).rglob("*.py")
+                    if re.search(r"^Query\s*(:[^=]*)?=", path.read_text(encoding="utf-8"), re.MULTILINE))
+    assert owners == ["webapp/services/es_query.py"]
 
 
 MAX_MODULE_LINES = 350
