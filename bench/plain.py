@@ -8,13 +8,10 @@ must_not: the syntax a plain service would also support, none of our ranking or 
 
 from __future__ import annotations
 
-from typing import Any
-
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
+from webapp.services.es_query import Query
 from webapp.services.query_parser import ParsedQuery
-
-Query = dict[str, Any]
 
 PLAIN_FIELDS = ["title", "abstract", "authors", "title_zh", "abstract_zh"]
 FIELD_OF = {"title": ["title", "title_zh"], "abstract": ["abstract", "abstract_zh"], "author": ["authors"],

@@ -1,5 +1,5 @@
 # The papersearch application image: the webapp (gunicorn), papersearch-admin (the indexer) and
-# `python -m papersearch.stack_setup`. Build context: the repository root.
+# `python -m provisioning.stack_setup`. Build context: the repository root.
 #
 #   docker build -f docker/app.Dockerfile -t papersearch/app:0.1.0 .
 #
@@ -15,6 +15,7 @@ ARG PIP_INDEX_URL=https://pypi.org/simple
 WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY papersearch ./papersearch
+COPY provisioning ./provisioning
 COPY indexer ./indexer
 COPY webapp ./webapp
 RUN --mount=type=secret,id=ca_bundle --mount=type=cache,target=/root/.cache/pip \

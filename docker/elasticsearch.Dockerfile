@@ -42,7 +42,7 @@ COPY --from=plugin --chown=1000:0 /build/target/papersearch-analysis.zip /tmp/pa
 # node's. The snapshots directory is created here so that a named volume mounted on it starts out
 # owned by the elasticsearch user (path.repo, see docs/operations.md).
 # The file realm (users, users_roles, roles.yml) is read from config/papersearch-realm/, a volume the
-# setup service writes (papersearch/file_realm.py; DECISIONS.md D-063); Elasticsearch watches the files and reloads them.
+# setup service writes (provisioning/file_realm.py; DECISIONS.md D-063); Elasticsearch watches the files and reloads them.
 RUN if [ ! -f "lib/lucene-core-${LUCENE_VERSION}.jar" ]; then \
         echo "LUCENE_VERSION=${LUCENE_VERSION} is not the Lucene of Elasticsearch ${ES_VERSION}:" >&2; \
         ls lib/lucene-core-*.jar >&2; exit 1; \

@@ -13,7 +13,7 @@ from elasticsearch import ApiError, Elasticsearch
 
 from indexer.loader import FLOOD_STAGE, WritesBlocked
 from papersearch import querylog_schema
-from papersearch.roles import wildcard_of
+from papersearch.role_index_names import wildcard_of
 from papersearch.settings import Settings
 
 _WRITE = {"all", "write", "index", "create", "create_doc", "create_index", "manage"}

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, computed_field
 from papersearch.text import normalize_text
 
 DEFAULT_BASE = "papersearch-querylog"
-# The roles (papersearch/roles.py) grant on this pattern; every base must fall under it.
+# The roles (provisioning/roles.py) grant on this pattern; every base must fall under it.
 INDEX_PATTERN = f"{DEFAULT_BASE}-*"
 BASE_RE = r"^papersearch-querylog(-[a-z0-9_]+)?$"
 DAY_FORMAT = "%Y.%m.%d"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the project needs beyond a fresh machine: Maven (fetches Elasticsearch and builds the
 # analysis plugin; on Debian 12 it brings OpenJDK 17, too old for Elasticsearch: `papersearch-node java`
-# finds or installs a Java 21+, see papersearch/localnode/java.py); with --test also chromium (browser
+# finds or installs a Java 21+, see provisioning/localnode/java.py); with --test also chromium (browser
 # tests). Compose v2, which validates the compose files, comes from scripts/compose-v2.sh (Debian 12's
 # docker-compose package is 1.29 and cannot read them). Installs only what is missing.
 set -euo pipefail

@@ -60,7 +60,7 @@ def _docker(*args: str) -> bool:
 
 def _container_image() -> tuple[str | None, str]:
     """The local Elasticsearch image to run, or None and why not."""
-    from papersearch.localnode.config import NodeConfig
+    from provisioning.localnode.config import NodeConfig
 
     image = f"papersearch/elasticsearch:{NodeConfig().version}"
     if not _docker("info"):
@@ -72,7 +72,7 @@ def _container_image() -> tuple[str | None, str]:
 
 def _with_api_users(url: str, admin: tuple[str, str], kind: str) -> Cluster:
     """On an external cluster create the webapp's and indexer's users through the security API."""
-    from papersearch.roles import ensure_roles_and_users
+    from provisioning.roles import ensure_roles_and_users
 
     passwords = {credentials.WEB: secrets.token_urlsafe(18), credentials.INDEXER: secrets.token_urlsafe(18)}
     ensure_roles_and_users(Elasticsearch(url, basic_auth=admin, request_timeout=30), passwords)
@@ -88,7 +88,7 @@ def cluster() -> Iterator[Cluster]:
             pytest.fail("ES_URL is set but ES_USERNAME/ES_PASSWORD (a user that may manage security) are not")
         yield _with_api_users(os.environ["ES_URL"], (user, password), "ES_URL")
         return
-    from papersearch.localnode.node import LocalNode
+    from provisioning.localnode.node import LocalNode
 
     # `make test` has started the local node already: a container would be a second node for nothing (a
     # minute or more of start-up; DECISIONS.md D-069).
@@ -108,8 +108,8 @@ def cluster() -> Iterator[Cluster]:
                 raise
             why_not = f"the container of {image} did not start ({str(exc)[:300]})"
     print(f"\n[cluster] the project's own local node: {why_not}")
-    from papersearch.localnode.distribution import ProvisionError
-    from papersearch.localnode.java import JavaNotFound
+    from provisioning.localnode.distribution import ProvisionError
+    from provisioning.localnode.java import JavaNotFound
 
     node = LocalNode()
     try:

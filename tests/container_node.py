@@ -3,7 +3,7 @@
 Run with the docker CLI, not testcontainers: its reaper (Ryuk) is an image of its own that would have to
 be pulled, and no registry answers here. The image is `make images`' papersearch/elasticsearch:<version>
 (our plugin on the official image or on the stand-in built from Maven Central). Its users are in the file
-realm, as in the Docker stack: the realm files (papersearch/file_realm.py) and the elastic password
+realm, as in the Docker stack: the realm files (provisioning/file_realm.py) and the elastic password
 are in a private directory mounted read-only. The port is published on 127.0.0.1 only; the container
 is removed by name at the end.
 """
@@ -23,7 +23,8 @@ from pathlib import Path
 
 from support import Cluster, poll_http
 
-from papersearch import credentials, file_realm
+from papersearch import credentials
+from provisioning import file_realm
 
 REALM = "/usr/share/elasticsearch/config/papersearch-realm"
 HEAP = os.environ.get("PAPERSEARCH_NODE_HEAP", "1g")

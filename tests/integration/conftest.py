@@ -17,7 +17,7 @@ from search_service_support import CRAFTED
 from support import SAMPLE, loaded_alias, write_jsonl
 from webapp_support import EXTRA
 
-from papersearch.localnode.node import LocalNode
+from provisioning.localnode.node import LocalNode
 from webapp import create_app
 from webapp.services.search import SearchService
 

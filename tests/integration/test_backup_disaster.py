@@ -22,9 +22,9 @@ from support import DISASTER_INSTANCE, SAMPLE, Cluster, build_alias, gunicorn, s
 from indexer import versions
 from indexer.querylog_report import build
 from papersearch import credentials
-from papersearch.localnode.config import NodeConfig
-from papersearch.localnode.node import LocalNode
 from papersearch.querylog_schema import DEFAULT_BASE
+from provisioning.localnode.config import NodeConfig
+from provisioning.localnode.node import LocalNode
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
 

@@ -38,10 +38,10 @@ from support import FAILOVER_INSTANCE, ROOT, SAMPLE, failover_env, gunicorn_serv
 from bench.corpus import generate
 from indexer import versions
 from papersearch import credentials
-from papersearch.localnode.config import NodeConfig
-from papersearch.localnode.node import LocalNode
-from papersearch.localnode.process import MARKER_PROPERTY, NodeProcess
 from papersearch.paths import local_dir
+from provisioning.localnode.config import NodeConfig
+from provisioning.localnode.node import LocalNode
+from provisioning.localnode.process import MARKER_PROPERTY, NodeProcess
 
 pytestmark = [pytest.mark.failover, pytest.mark.destructive]
 

@@ -32,7 +32,7 @@ from support import SAMPLE, Cluster, build_alias, delete_alias_indices, gunicorn
 
 from indexer import versions
 from papersearch import credentials
-from papersearch.localnode.node import LocalNode
+from provisioning.localnode.node import LocalNode
 from webapp import create_app
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
 

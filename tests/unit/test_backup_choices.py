@@ -12,7 +12,7 @@ from indexer.backup import expired, snapshot_name
 from indexer.backup_repository import Backup, BackupError, Repository, SiteMeta
 from indexer.restore import choose
 from papersearch import credentials
-from papersearch.roles import BACKUP_ROLE, READER_ROLE, ROLES_OF_USER, WRITER_ROLE, role_bodies
+from provisioning.roles import BACKUP_ROLE, READER_ROLE, ROLES_OF_USER, WRITER_ROLE, role_bodies
 
 NOW = datetime(2026, 12, 2, 3, 30, tzinfo=UTC)
 REPO = Repository("papers_backups", "fs", "papers", "/srv/snapshots/papers")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from papersearch.localnode import topology
+from provisioning.localnode import topology
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE_SERVICES = ("es", "es02", "es03")

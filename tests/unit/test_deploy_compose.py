@@ -158,7 +158,7 @@ def test_elasticsearch_service() -> None:
 
 def test_setup_service() -> None:
     setup = services(COMPOSE)["setup"]
-    assert setup["command"][:3] == ["python", "-m", "papersearch.stack_setup"]
+    assert setup["command"][:3] == ["python", "-m", "provisioning.stack_setup"]
     command = setup["command"]
     assert command[command.index("--realm-dir") + 1] == "/realm" and "es-realm:/realm" in setup["volumes"]
     # The replicas' one signing secret: generated here once, into the volume they read.
@@ -171,7 +171,7 @@ def test_setup_service() -> None:
 
 def test_indexer_service_loads_the_sample_once() -> None:
     indexer = services(COMPOSE)["indexer"]
-    assert indexer["command"][:3] == ["python", "-m", "papersearch.stack_wait"], "waits for es (compose restart)"
+    assert indexer["command"][:3] == ["python", "-m", "provisioning.stack_wait"], "waits for es (compose restart)"
     assert indexer["command"][indexer["command"].index("--") + 1:] == [
         "papersearch-admin", "reindex", "--if-missing", "--no-progress", SAMPLE]
     assert indexer["secrets"] == ["ES_PASSWORD"]

@@ -1,4 +1,4 @@
-"""Static checks of the deployment's configuration, and `papersearch.stack_setup` (no Docker engine needed).
+"""Static checks of the deployment's configuration, and `provisioning.stack_setup` (no Docker engine needed).
 
 Every variable handed to the app services is one the app reads, every Settings variable is documented,
 .env.example matches compose and the app and holds placeholders only, and .env is ignored by git and Docker.
@@ -31,7 +31,7 @@ from deploy_files import (
 )
 from support import free_port
 
-from papersearch import stack_setup
+from provisioning import stack_setup
 
 APP_SERVICES = ("setup", "indexer", "webapp")  # services running the app image
 
@@ -124,7 +124,7 @@ def test_dotenv_is_ignored_by_git_and_docker() -> None:
     assert {".env", ".git", ".venv", ".local", "plugin/target"} <= ignored
 
 
-# --- papersearch.stack_setup ----------------------------------------------------------------------------
+# --- provisioning.stack_setup ----------------------------------------------------------------------------
 
 GOOD_ENV = {"ES_URL": "http://es:9200", "ELASTIC_PASSWORD": "s3cret-elastic",
             "ES_PASSWORD": "s3cret-indexer", "ES_WEB_PASSWORD": "s3cret-webapp"}
@@ -162,7 +162,7 @@ def test_setup_fails_fast_and_clearly_on_an_unreachable_cluster() -> None:
     env = {"PATH": "/usr/bin:/bin", **GOOD_ENV, "ES_URL": url}
     # Fast: it gives up after the --timeout given (the message says so), not the default 180 s, which the
     # run's ceiling of 120 s would catch.
-    proc = subprocess.run([sys.executable, "-m", "papersearch.stack_setup", "--timeout", "1"], env=env,
+    proc = subprocess.run([sys.executable, "-m", "provisioning.stack_setup", "--timeout", "1"], env=env,
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == stack_setup.EXIT_FAILED, proc.stderr
     assert f"cannot reach Elasticsearch at {url} within 1s" in proc.stderr

@@ -1,7 +1,8 @@
 """Static checks of the Docker images (no Docker engine needed): docker/elasticsearch.Dockerfile and
 docker/app.Dockerfile use known instructions, pin their base images, copy only what exists in the build context
 (.dockerignore), build the plugin for the Elasticsearch of config/node.toml and the Lucene of plugin/pom.xml,
-and run the app as a non-root user with only variables the app reads.
+build the app's wheel from every package the project installs, and run the app as a non-root user with only
+variables the app reads.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import fnmatch
 import json
 import re
 import shlex
+import tomllib
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -181,3 +183,16 @@ def test_app_dockerfile() -> None:
         "PAPERSEARCH_CONFIG_DIR must point at the copied config/ (the installed package has none)"
     cmd = json.loads([rest for _, word, rest in instr if word == "CMD"][-1])
     assert cmd == ["gunicorn", "-c", "config/gunicorn.conf.py", "webapp.wsgi:app"]
+
+
+def test_app_wheel_holds_every_package() -> None:
+    """`pip install .` (the image's wheel) finds every top-level package the code imports, and the wheel stage
+    copies each into its build context: a package moved or added beside papersearch/ is not left behind."""
+    include = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"]["find"]["include"]
+    installed = {pattern.removesuffix("*") for pattern in include}
+    packages = {init.parent.name for init in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
+    assert packages >= {"papersearch", "provisioning", "indexer", "webapp"}, "the check must see the packages"
+    assert packages <= installed, f"pyproject's packages.find include misses {sorted(packages - installed)}"
+    wheel, *_ = stages(APP_DOCKERFILE)
+    copied = {shlex.split(rest)[0] for _, word, rest in wheel["instructions"] if word == "COPY"}
+    assert packages <= copied, f"the wheel stage does not COPY {sorted(packages - copied)}"

@@ -1,4 +1,4 @@
-"""The Docker stack's file realm (papersearch/file_realm.py), setup's file mode and the image entry points'
+"""The Docker stack's file realm (provisioning/file_realm.py), setup's file mode and the image entry points'
 secret handling — without a Docker engine. Elasticsearch itself reads these files in tests/deploy/ and in
 the container branch of the `cluster` fixture."""
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from papersearch import file_realm, stack_setup
-from papersearch.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE
+from provisioning import file_realm, stack_setup
+from provisioning.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORDS = {"papersearch_indexer": "indexer-secret-1", "papersearch_web": "web-secret-2"}

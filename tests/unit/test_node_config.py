@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from papersearch.localnode.config import NodeConfig
+from provisioning.localnode.config import NodeConfig
 
 
 def test_search_threads_default_to_one_per_core_shared_between_local_nodes(monkeypatch):

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from itsdangerous import TimestampSigner
 
-from papersearch import credentials, querylog_schema, stack_setup
+from papersearch import credentials, querylog_schema
 from papersearch.settings import Settings
+from provisioning import stack_setup
 from webapp.controllers.events import MAX_BEACON_BYTES
 from webapp.controllers.query_ids import MAX_AGE, MAX_SHOWN, TOKEN_PATTERN, Expired, QueryIds
 

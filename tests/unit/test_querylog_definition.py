@@ -12,7 +12,8 @@ import pytest
 from indexer.querylog_admin import render
 from indexer.querylog_report import DayRow, QueryCount, Report, Retyped, parse_duration
 from papersearch import logs, querylog_schema
-from papersearch.roles import READER_ROLE, WRITER_ROLE, role_bodies, wildcard_of, without_query_log
+from papersearch.role_index_names import wildcard_of, without_query_log
+from provisioning.roles import READER_ROLE, WRITER_ROLE, role_bodies
 
 
 def lucene_regex_matches(role_name: str, index: str) -> bool:

@@ -12,8 +12,8 @@ from typing import Any
 from papersearch import markup
 from papersearch.suggest_inputs import author_inputs
 from webapp.domain import Suggestion
+from webapp.services.es_query import Query
 
-Query = dict[str, Any]
 SOURCE_FIELDS = ["authors", "title", "title_zh", "heading"]
 OVERFETCH = 2  # options asked for per completion wanted: several inputs of one name may match one prefix
 

@@ -6,13 +6,11 @@ facet's filter but not its own (see DECISIONS.md D-017).
 
 from __future__ import annotations
 
-from typing import Any
-
 from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
+from webapp.services.es_query import Query
 
-Query = dict[str, Any]
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values (facets.py reads it)
 KNOWN = "known"  # which selected filter values some paper of the index has at all (facets.py reads it)
 

@@ -1,13 +1,13 @@
 """One-shot setup of a self-managed cluster (the Docker stack's `setup` service): roles and users.
 
-    python -m papersearch.stack_setup [--timeout SECONDS] [--realm-dir DIR] [--secret-key-file FILE]
+    python -m provisioning.stack_setup [--timeout SECONDS] [--realm-dir DIR] [--secret-key-file FILE]
 
 With --realm-dir (the Docker stack): writes the webapp's read-only role and user and the indexer's
 write role and user as Elasticsearch's file realm into DIR (users, users_roles, roles.yml;
-papersearch/file_realm.py), a volume every Elasticsearch container reads and reloads, then waits
+provisioning/file_realm.py), a volume every Elasticsearch container reads and reloads, then waits
 until both users can log in and the cluster at ES_URL is yellow or green. No superuser is needed.
 Without it: waits for the cluster, then creates or updates the same roles and users through the
-security API as the superuser (native realm; papersearch.roles.ensure_roles_and_users), and
+security API as the superuser (native realm; provisioning.roles.ensure_roles_and_users), and
 checks that both users can log in. Running it again is harmless: it sets the same roles and
 passwords again.
 With --secret-key-file (the Docker stack): the webapp replicas' signing secret, generated into FILE the
@@ -39,8 +39,9 @@ from urllib.parse import urlsplit
 
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
-from papersearch import credentials, file_realm, querylog_schema
-from papersearch.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
+from papersearch import credentials, querylog_schema
+from provisioning import file_realm
+from provisioning.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
 EXIT_OK, EXIT_FAILED, EXIT_CONFIG = 0, 1, 2
 
@@ -259,7 +260,7 @@ def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
 
 def main(argv: list[str] | None = None, env: Mapping[str, str] | None = None,
          factory: ClientFactory = _client) -> int:
-    parser = argparse.ArgumentParser(prog="python -m papersearch.stack_setup", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m provisioning.stack_setup", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeout", type=float, default=180.0,
                         help="seconds to wait for the cluster to answer yellow or green (default 180)")

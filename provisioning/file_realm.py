@@ -1,8 +1,8 @@
 """Elasticsearch's file realm as files: `users` (name:hash), `users_roles` (role:names) and `roles.yml`.
 
-The local node writes roles.yml next to its own tools' users files (papersearch/localnode/realm.py);
+The local node writes roles.yml next to its own tools' users files (provisioning/localnode/realm.py);
 the Docker stack's setup service writes all three into a volume the Elasticsearch containers read
-(papersearch/stack_setup.py, DECISIONS.md D-063). Password
+(provisioning/stack_setup.py, DECISIONS.md D-063). Password
 hashes are Elasticsearch's PBKDF2 format, `{PBKDF2}<iterations>$<salt>$<key>` (HMAC-SHA512, 32-byte
 salt and key, base64), so no Elasticsearch tool (a JVM per call) is needed to make them.
 """
@@ -17,7 +17,7 @@ import os
 import secrets
 from pathlib import Path
 
-from papersearch.roles import ROLES_OF_USER, role_bodies
+from provisioning.roles import ROLES_OF_USER, role_bodies
 
 # One of the costs Elasticsearch's Hasher accepts (1000, 10000, 50000, 100000, 500000, 1000000);
 # verified once per cache period, not per request.
@@ -46,7 +46,7 @@ def hash_matches(stored: str, password: str) -> bool:
 
 def roles_yaml(roles: dict[str, dict]) -> str:
     """roles.yml for the file realm (its parser wants block YAML per role; lists as JSON flow style)."""
-    out = ["# Written by papersearch from papersearch/roles.py; do not edit."]
+    out = ["# Written by papersearch from provisioning/roles.py; do not edit."]
     for name, body in roles.items():
         out += [f"{name}:", f"  cluster: {json.dumps(body['cluster'])}", "  indices:"]
         for entry in body["indices"]:

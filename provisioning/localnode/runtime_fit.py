@@ -15,9 +15,9 @@ import shutil
 import zipfile
 from pathlib import Path
 
-from papersearch.localnode import moduleinfo
-from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import Java
+from provisioning.localnode import moduleinfo
+from provisioning.localnode.distribution import ProvisionError, say
+from provisioning.localnode.java import Java
 
 DESCRIPTOR_ONLY = frozenset({"jdk.jdi", "jdk.jlink"})
 VECTOR_MODULE = "jdk.incubator.vector"

@@ -11,7 +11,7 @@ import pwd
 import subprocess
 from pathlib import Path
 
-from papersearch.localnode.distribution import say
+from provisioning.localnode.distribution import say
 
 
 class NodeUser:

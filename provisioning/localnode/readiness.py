@@ -9,9 +9,9 @@ from elasticsearch import Elasticsearch
 from elasticsearch import exceptions as es_exceptions
 
 from papersearch import credentials
-from papersearch.localnode.distribution import ProvisionError
-from papersearch.localnode.process import NodeProcess
 from papersearch.paths import credentials_file
+from provisioning.localnode.distribution import ProvisionError
+from provisioning.localnode.process import NodeProcess
 
 
 def _admin(url: str, timeout: float) -> Elasticsearch:

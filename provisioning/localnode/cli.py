@@ -8,11 +8,11 @@ import json
 import subprocess
 import sys
 
-from papersearch.localnode.cluster_status import lines
-from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import JavaNotFound, describe, ensure_java, plugin_builder
-from papersearch.localnode.node import LocalNode
-from papersearch.localnode.process import tail
+from provisioning.localnode.cluster_status import lines
+from provisioning.localnode.distribution import ProvisionError, say
+from provisioning.localnode.java import JavaNotFound, describe, ensure_java, plugin_builder
+from provisioning.localnode.node import LocalNode
+from provisioning.localnode.process import tail
 
 
 def _parser() -> argparse.ArgumentParser:

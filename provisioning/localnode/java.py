@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from papersearch.localnode.distribution import say
+from provisioning.localnode.distribution import say
 
 
 class JavaNotFound(RuntimeError):

@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from papersearch.localnode.distribution import ProvisionError
-from papersearch.localnode.runas import NodeUser
+from provisioning.localnode.distribution import ProvisionError
+from provisioning.localnode.runas import NodeUser
 
 MAIN_CLASS = b"org.elasticsearch.bootstrap.Elasticsearch"
 # A JVM option that tells the processes of several nodes sharing one distribution apart.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from papersearch.localnode.certs import NODE_KEYSTORE
+from provisioning.localnode.certs import NODE_KEYSTORE
 
 CLUSTER_SETTINGS: dict[str, Any] = {
     "discovery.type": "multi-node",

@@ -8,8 +8,8 @@ import subprocess
 import zipfile
 from pathlib import Path
 
-from papersearch.localnode.config import NodeConfig
 from papersearch.paths import local_dir
+from provisioning.localnode.config import NodeConfig
 
 
 class ProvisionError(RuntimeError):

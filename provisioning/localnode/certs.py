@@ -13,8 +13,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from papersearch.localnode.distribution import ProvisionError, say
 from papersearch.paths import local_dir
+from provisioning.localnode.distribution import ProvisionError, say
 
 # Where a node's elasticsearch.yml expects the certificate (relative to its config folder).
 NODE_KEYSTORE = "certs/elastic-certificates.p12"

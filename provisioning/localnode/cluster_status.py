@@ -3,13 +3,13 @@ plugins, and where the shards of the live index are."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+
+from elasticsearch import Elasticsearch
 
 from papersearch.settings import get_settings
-
-if TYPE_CHECKING:  # the node hands itself in; nothing of it is needed to load this module
-    from papersearch.localnode.node import LocalNode
+from provisioning.localnode.process import NodeProcess
 
 
 @dataclass
@@ -28,21 +28,22 @@ class NodeStatus:
     shards: list[dict] = field(default_factory=list)
 
 
-
-def describe(node: LocalNode) -> NodeStatus:
-    procs = node.processes()
-    host = node.cfg.host
+def describe(procs: list[NodeProcess], host: str, url: Callable[[], str],
+             connect: Callable[[], Elasticsearch]) -> NodeStatus:
+    """The status of the nodes `procs` on `host`. `url` (the first node's) and `connect` (an admin client)
+    are asked only once a node runs: connecting reads the credentials. The node passes these in, so this
+    module needs nothing of node.py (which imports it)."""
     rows = [{"number": p.number, "name": p.name, "pid": p.pid(), "url": p.url(host) if p.http_port else None}
             for p in procs]
     up = [r for r in rows if r["pid"]]
     if not up:
         return NodeStatus(running=False, url=None, pid=None, nodes=rows)
-    status = NodeStatus(running=True, url=node.url(), pid=rows[0]["pid"], nodes=rows)
+    status = NodeStatus(running=True, url=url(), pid=rows[0]["pid"], nodes=rows)
     if not any(r["url"] for r in up):  # ports are recorded once the nodes answer
         status.url, status.health = None, "starting"
         return status
     try:
-        client = node.admin_client(request_timeout=5)
+        client = connect()
         status.health = client.cluster.health()["status"]
         info = client.nodes.info(node_id="_local")["nodes"]
         status.version = next(iter(info.values()))["version"]

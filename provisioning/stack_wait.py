@@ -1,6 +1,6 @@
 """Wait for the cluster, then run a command in this process (the Docker stack's one-shot indexer).
 
-    python -m papersearch.stack_wait [--timeout SECONDS] -- COMMAND [ARG...]
+    python -m provisioning.stack_wait [--timeout SECONDS] -- COMMAND [ARG...]
 
 Waits until the cluster of the settings (ES_URL, the indexer's identity: ES_USERNAME/ES_PASSWORD or
 ES_API_KEY) answers yellow or green, then replaces itself with COMMAND. So a one-shot that compose
@@ -16,11 +16,11 @@ import sys
 
 from papersearch.es import make_client
 from papersearch.settings import Settings
-from papersearch.stack_setup import SetupFailed, wait_for_cluster
+from provisioning.stack_setup import SetupFailed, wait_for_cluster
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m papersearch.stack_wait", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m provisioning.stack_wait", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds to wait (default 300)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command to run once the cluster answers")

@@ -7,10 +7,10 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from papersearch.localnode.distribution import ProvisionError, lucene_version, run_maven, say
-from papersearch.localnode.java import Java, JavaNotFound, plugin_builder
-from papersearch.localnode.runas import NodeUser
 from papersearch.paths import PROJECT_ROOT, local_dir
+from provisioning.localnode.distribution import ProvisionError, lucene_version, run_maven, say
+from provisioning.localnode.java import Java, JavaNotFound, plugin_builder
+from provisioning.localnode.runas import NodeUser
 
 PLUGIN_NAME = "papersearch-analysis"
 PLUGIN_SRC = PROJECT_ROOT / "plugin"

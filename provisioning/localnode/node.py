@@ -12,14 +12,14 @@ from pathlib import Path
 from elasticsearch import Elasticsearch
 
 from papersearch import credentials
-from papersearch.localnode import certs, distribution, plugin, readiness, realm, runtime_fit, topology
-from papersearch.localnode.cluster_status import NodeStatus, describe
-from papersearch.localnode.config import NodeConfig, world_traversable
-from papersearch.localnode.distribution import ProvisionError, say
-from papersearch.localnode.java import ensure_java, reachable_copy
-from papersearch.localnode.process import NodeProcess, any_free_port, port_free
-from papersearch.localnode.runas import NodeUser, tool_env
 from papersearch.paths import credentials_file
+from provisioning.localnode import certs, distribution, plugin, readiness, realm, runtime_fit, topology
+from provisioning.localnode.cluster_status import NodeStatus, describe
+from provisioning.localnode.config import NodeConfig, world_traversable
+from provisioning.localnode.distribution import ProvisionError, say
+from provisioning.localnode.java import ensure_java, reachable_copy
+from provisioning.localnode.process import NodeProcess, any_free_port, port_free
+from provisioning.localnode.runas import NodeUser, tool_env
 
 
 class LocalNode:
@@ -278,7 +278,7 @@ class LocalNode:
                 proc.wait_gone(pid, timeout)
 
     def status(self) -> NodeStatus:
-        return describe(self)
+        return describe(self.processes(), self.cfg.host, self.url, lambda: self.admin_client(request_timeout=5))
 
     def reset(self) -> None:
         """Stop and wipe data, logs and state of every node (one node and cluster layouts alike); the

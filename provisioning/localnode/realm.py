@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 
 from papersearch import credentials
-from papersearch.file_realm import roles_yaml
-from papersearch.localnode.distribution import ProvisionError
-from papersearch.localnode.runas import NodeUser
-from papersearch.roles import ROLES_OF_USER, role_bodies
+from provisioning.file_realm import roles_yaml
+from provisioning.localnode.distribution import ProvisionError
+from provisioning.localnode.runas import NodeUser
+from provisioning.roles import ROLES_OF_USER, role_bodies
 
 # Files a node needs to authenticate the same users as every other node.
 FILES = ("elasticsearch.keystore", "users", "users_roles", "roles.yml")

@@ -1,0 +1,38 @@
+"""How a role names the papers' indices: a wildcard pattern minus the query log's indices (a Lucene regexp
+between slashes), and back. The roles themselves are provisioning's (provisioning/roles.py); the indexer
+reads these names back when it explains a refusal (indexer/refusals.py)."""
+
+from __future__ import annotations
+
+import re
+
+from papersearch import querylog_schema
+
+_LUCENE_RESERVED = set('.?+*|{}[]()"\\#@&<>~')
+
+
+def _wildcard_regex(pattern: str) -> str:
+    """An index wildcard pattern (`*`, `?`) as Lucene regexp syntax."""
+    return "".join(".*" if c == "*" else "." if c == "?" else ("\\" + c if c in _LUCENE_RESERVED else c)
+                   for c in pattern)
+
+
+def without_query_log(pattern: str) -> str:
+    """`pattern` minus the query log's indices, as a role index name (Lucene regexp between slashes).
+
+    The papers pattern `papers*` also covers `papersearch-querylog-*`; roles only ever add up, so the
+    query log's narrower privileges mean something only if the papers entry excludes it.
+    """
+    return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog_schema.INDEX_PATTERN)})/"
+
+
+def wildcard_of(name: str) -> str:
+    """The wildcard pattern a role's index name stands for: `without_query_log`'s output read back; any
+    other name as it is. For messages and matching an alias against what a role may write."""
+    match = _WITHOUT_LOG.fullmatch(name)
+    if not match:
+        return name
+    return re.sub(r"\\(.)|\.\*|\.", lambda m: m.group(1) or ("*" if m.group(0) == ".*" else "?"), match.group(1))
+
+
+_WITHOUT_LOG = re.compile(r"/(.*)&~\(" + re.escape(_wildcard_regex(querylog_schema.INDEX_PATTERN)) + r"\)/")
