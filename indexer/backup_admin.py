@@ -3,7 +3,7 @@
     backup [--note TEXT] [--keep 30d [--keep-at-least 3]]   a snapshot of the complete versions, which one is
                                                              live, and the query log; then retention
     backups [--json]                                         what the repository holds, when, how big
-    restore [SNAPSHOT] [--overwrite] [--yes]                 the newest (or the named) backup of this site back
+    restore [SNAPSHOT] [--overwrite] [--yes] [--dry-run]     the newest (or the named) backup of this site back
 
 A schedule is cron or a systemd timer calling `backup --keep 30d` (docs/operations.md "Backups"; the
 distribution has no snapshot lifecycle management: DECISIONS.md D-125).
@@ -14,17 +14,14 @@ from __future__ import annotations
 import argparse
 import json
 import signal
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
-    from elasticsearch import Elasticsearch
-
     from indexer.backup import BackupReport
-    from indexer.backup_repository import Backup
-    from indexer.restore import RestoreReport
-    from papersearch.settings import Settings
+    from indexer.backup_repository import Backup, Repository
+    from indexer.restore import Plan, RestoreReport
 
+from indexer.command_runner import Session, add_dry_run, command
 from indexer.exit_codes import EXIT_FAILED, EXIT_OK
 from indexer.progress import size_text
 
@@ -41,16 +38,21 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                      help="with --keep: never fewer than the newest N complete snapshots (default 3)")
     cmd.add_argument("--no-progress", action="store_true")
     cmd.add_argument("--json", action="store_true")
+    cmd.set_defaults(handler=run_backup)
     cmd = sub.add_parser("backups", help="the site's snapshots: when, how big, what each holds")
     cmd.add_argument("--json", action="store_true")
+    cmd.set_defaults(handler=run_backups)
     cmd = sub.add_parser("restore", help="restore a backup: beside the live site, then the alias switches")
     cmd.add_argument("snapshot", nargs="?", help="default: the newest complete backup of this site")
     cmd.add_argument("--overwrite", action="store_true",
                      help="replace existing indices of the same names instead of restoring beside them "
                           "(no second copy on disk; the site is down meanwhile when the live version is one)")
     cmd.add_argument("--yes", action="store_true")
+    add_dry_run(cmd, "which snapshot it would restore, each version under which name, which query-log days, "
+                     "which indices it would replace and where the alias would move")
     cmd.add_argument("--no-progress", action="store_true")
     cmd.add_argument("--json", action="store_true")
+    cmd.set_defaults(handler=run_restore)
 
 
 def _interrupt_on_sigterm() -> None:
@@ -61,40 +63,57 @@ def _interrupt_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, stop)
 
 
-def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
-        confirm: Callable[[str, bool], bool]) -> int:
-    from indexer import backup, backup_repository, restore, versions
+@command
+def run_backup(args: argparse.Namespace, session: Session) -> int:
+    from indexer import backup
 
-    if args.command == "backup":
-        if len(args.note) > MAX_NOTE:
-            print(f"papersearch-admin: --note has {len(args.note)} characters, at most {MAX_NOTE}")
-            return EXIT_FAILED
-        _interrupt_on_sigterm()
-        report = backup.take(client, settings, args.note, progress=not args.no_progress)
-        if args.keep:
-            report.deleted = backup.apply_retention(client, settings, args.keep, args.keep_at_least)
-        print(json.dumps(_backup_json(report), indent=2) if args.json else render_backup(report, args))
-        return EXIT_OK
-    if args.command == "backups":
-        repo = backup_repository.ensure(client, settings)
-        found = backup_repository.snapshots(client, repo)
-        mine = [b for b in found if b.of(settings.alias)]
-        sizes = backup_repository.sizes(client, repo, [b.name for b in mine if b.state == "SUCCESS"])
-        rows = [_backup_row(b, sizes.get(b.name)) for b in mine]
-        if args.json:
-            print(json.dumps({"repository": repo.describe(), "site": settings.alias, "backups": rows,
-                              "other_snapshots": len(found) - len(mine)}, indent=2))
-        else:
-            print(render_backups(repo.describe(), settings.alias, rows, len(found) - len(mine)))
-        return EXIT_OK
-    live = versions.live_index(client, settings.alias)
-    what = "replace existing indices of the same names" if args.overwrite else "restore beside it"
-    if live and not confirm(f"the site {settings.alias} is live ({live}): {what}, then point {settings.alias} "
-                            "at the restored version?", args.yes):
+    if len(args.note) > MAX_NOTE:
+        print(f"papersearch-admin: --note has {len(args.note)} characters, at most {MAX_NOTE}")
         return EXIT_FAILED
-    report = restore.restore(client, settings, args.snapshot, overwrite=args.overwrite,
+    _interrupt_on_sigterm()
+    report = backup.take(session.client, session.settings, args.note, progress=not args.no_progress)
+    if args.keep:
+        report.deleted = backup.apply_retention(session.client, session.settings, args.keep, args.keep_at_least)
+    print(json.dumps(_backup_json(report), indent=2) if args.json else render_backup(report, args))
+    return EXIT_OK
+
+
+@command
+def run_backups(args: argparse.Namespace, session: Session) -> int:
+    from indexer import backup_repository
+
+    client, alias = session.client, session.alias
+    repo = backup_repository.ensure(client, session.settings)
+    found = backup_repository.snapshots(client, repo)
+    mine = [b for b in found if b.of(alias)]
+    sizes = backup_repository.sizes(client, repo, [b.name for b in mine if b.state == "SUCCESS"])
+    rows = [_backup_row(b, sizes.get(b.name)) for b in mine]
+    if args.json:
+        print(json.dumps({"repository": repo.describe(), "site": alias, "backups": rows,
+                          "other_snapshots": len(found) - len(mine)}, indent=2))
+    else:
+        print(render_backups(repo.describe(), alias, rows, len(found) - len(mine)))
+    return EXIT_OK
+
+
+@command
+def run_restore(args: argparse.Namespace, session: Session) -> int:
+    from indexer import restore, versions
+
+    client, alias = session.client, session.alias
+    if args.dry_run:
+        repo, plan, live = restore.preview(client, session.settings, args.snapshot, overwrite=args.overwrite)
+        print(json.dumps({"dry_run": True, **_plan_json(plan, repo, live)}, indent=2) if args.json
+              else render_plan(plan, repo, alias, live))
+        return EXIT_OK
+    live = versions.live_index(client, alias)
+    what = "replace existing indices of the same names" if args.overwrite else "restore beside it"
+    if live and not session.confirm(f"the site {alias} is live ({live}): {what}, then point {alias} "
+                                    "at the restored version?", args.yes):
+        return EXIT_FAILED
+    report = restore.restore(client, session.settings, args.snapshot, overwrite=args.overwrite,
                              progress=not args.no_progress)
-    print(json.dumps(_restore_json(report), indent=2) if args.json else render_restore(report, settings.alias))
+    print(json.dumps(_restore_json(report), indent=2) if args.json else render_restore(report, alias))
     return EXIT_OK
 
 
@@ -150,13 +169,35 @@ def render_backups(repo: str, alias: str, rows: list[dict], others: int) -> str:
     return "\n".join(lines)
 
 
+def _plan_json(p: Plan, repo: Repository, previous: str | None) -> dict:
+    return {"snapshot": p.snapshot.name, "repository": repo.describe(), "versions": p.versions, "live": p.live,
+            "previous": previous, "query_log_days_restored": p.log_whole, "query_log_days_merged": list(p.log_merge),
+            "replaced": p.replace}
+
+
 def _restore_json(report: RestoreReport) -> dict:
-    p = report.plan
-    return {"snapshot": p.snapshot.name, "repository": report.repository.describe(), "versions": p.versions,
-            "papers": report.papers, "live": p.live, "previous": report.previous,
-            "query_log_days_restored": p.log_whole, "query_log_days_merged": list(p.log_merge),
+    return {**_plan_json(report.plan, report.repository, report.previous), "papers": report.papers,
             "query_log_entries_added": report.merged.added, "query_log_entries_present": report.merged.present,
-            "replaced": p.replace, "seconds": round(report.seconds, 2)}
+            "seconds": round(report.seconds, 2)}
+
+
+def render_plan(p: Plan, repo: Repository, alias: str, previous: str | None) -> str:
+    """What a restore would do (the dry run), in the words of render_restore."""
+    assert p.snapshot.meta is not None
+    lines = [f"would restore {p.snapshot.name} from {repo.describe()}"]
+    if p.replace:
+        lines.append(f"  would delete first, to restore in their place: {', '.join(p.replace)}")
+    for original, target in p.versions.items():
+        name = target if target == original else f"{original} as a new version (named now: {target})"
+        lines.append(f"  {name}: {p.snapshot.meta.versions[original]} papers at the backup"
+                     + ("  (live)" if target == p.live else ""))
+    lines.append(f"  query log: {len(p.log_whole)} days to restore whole"
+                 + (f" ({', '.join(p.log_whole)})" if p.log_whole else "")
+                 + f", {len(p.log_merge)} to merge" + (f" ({', '.join(p.log_merge)})" if p.log_merge else ""))
+    lines.append(f"would point alias {alias} → {p.live} (was {previous or 'none'})")
+    if previous and previous not in p.versions.values():
+        lines.append(f"the previous live version {previous} would be kept (papersearch-admin prune removes it)")
+    return "\n".join(lines)
 
 
 def render_restore(report: RestoreReport, alias: str) -> str:

@@ -91,16 +91,24 @@ def _resolve(location: str, roots: list[str]) -> str | None:
     return f"{roots[0].rstrip('/')}/{location}" if roots else None
 
 
+def registered(client: Elasticsearch, settings: Settings) -> Repository | None:
+    """The site's repository when the cluster knows it (None: a new or rebuilt cluster), registering nothing."""
+    name, _ = settings.repository()
+    found = client.options(ignore_status=404).snapshot.get_repository(name=name)
+    if found.meta.status != 200:
+        return None
+    body = found[name]
+    where = body.get("settings", {}).get("location", "")
+    return Repository(name, body.get("type", "?"), where,
+                      _resolve(where, path_repo(client)) if body.get("type") == "fs" else None)
+
+
 def ensure(client: Elasticsearch, settings: Settings) -> Repository:
     """The site's repository, registered now when the cluster does not know it (a new or rebuilt cluster)."""
+    if (known := registered(client, settings)) is not None:
+        return known
     name, location = settings.repository()
-    found = client.options(ignore_status=404).snapshot.get_repository(name=name)
     roots = path_repo(client)
-    if found.meta.status == 200:
-        body = found[name]
-        where = body.get("settings", {}).get("location", "")
-        return Repository(name, body.get("type", "?"), where, _resolve(where, roots) if body.get("type") == "fs"
-                          else None)
     if not roots:
         raise BackupError(
             "no snapshot repository folder: the nodes have no common path.repo. Set path.repo on every node "

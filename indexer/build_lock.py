@@ -101,16 +101,12 @@ class BuildLock:
         except ConflictError:
             current = self.client.get(index=self.index, id="build")
             held = current["_source"]
-            age = time.time() - float(held.get("heartbeat", 0))
-            gone = holder_is_gone(held) if age < self.ttl else None
+            busy, gone = self._verdict(held)
+            if busy is not None:
+                raise busy from None
             if gone is not None:
                 log.warning("build lock: the build that held it (pid %d on this host, started %s) is gone; "
                             "taking it over now", gone, held.get("started"))
-            elif age < self.ttl:
-                raise LockBusy(
-                    f"another build holds the lock on {self.index} (owner {held.get('owner')}, started "
-                    f"{held.get('started')}, last heartbeat {age:.0f}s ago); try again when it has finished"
-                ) from None
             try:  # stale: the holder was killed. Take over only if nobody else did meanwhile.
                 self.client.index(index=self.index, id="build", document=self._body(),
                                   if_seq_no=current["_seq_no"], if_primary_term=current["_primary_term"])
@@ -118,6 +114,27 @@ class BuildLock:
                 raise LockBusy("another build took over a stale lock at the same moment") from None
         self._beater = threading.Thread(target=self._beat, name="build-lock-heartbeat", daemon=True)
         self._beater.start()
+
+    def _verdict(self, held: dict) -> tuple[LockBusy | None, int | None]:
+        """(why a lock held like this refuses us, or None when it may be taken over; its holder's pid when that
+        ran on this host and is gone)."""
+        age = time.time() - float(held.get("heartbeat", 0))
+        if age >= self.ttl:
+            return None, None
+        gone = holder_is_gone(held)
+        if gone is not None:
+            return None, gone
+        return LockBusy(f"another build holds the lock on {self.index} (owner {held.get('owner')}, started "
+                        f"{held.get('started')}, last heartbeat {age:.0f}s ago); try again when it has finished"), None
+
+    def check(self) -> None:
+        """Raise the LockBusy that acquire() would raise now, taking nothing (what a dry run asks)."""
+        if not self.client.indices.exists(index=self.index):
+            return
+        found = self.client.options(ignore_status=404).get(index=self.index, id="build")
+        busy = self._verdict(found["_source"])[0] if found.get("found") else None
+        if busy is not None:
+            raise busy
 
     def _beat(self) -> None:
         """Refresh the heartbeat several times per ttl until released, from a background thread, so

@@ -1,49 +1,88 @@
-"""What papersearch-admin runs once its arguments are parsed (see indexer.admin), and how failures read."""
+"""papersearch-admin's commands on an alias's papers and versions — reindex, add, delete, rollback, status, prune:
+their arguments and their handlers (indexer/admin.py builds the parser, indexer/command_runner.py runs a handler).
+Light to import, like the parser: the handlers import what they use.
+
+A dry run (--dry-run of delete, rollback, prune) asks the same plan the real run carries out (operations.delete_plan,
+versions.rollback_target, versions.prunable) and checks the build lock the real run would take.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from elasticsearch import ApiError, Elasticsearch, TransportError
-
-from indexer import backup_admin, operations, querylog_admin, versions
-from indexer.backup_repository import BackupError
-from indexer.build_lock import BuildLock, LockBusy
+from indexer.command_runner import Session, add_dry_run, command, loading_command
 from indexer.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
-from indexer.loader import WritesBlocked
-from indexer.prepare import Producer
-from indexer.readers import SourceError
-from indexer.refusals import explain_refusal
-from indexer.rejects import RejectsWriter
-from papersearch import index_definition, logs
-from papersearch.concepts import GlossaryError
-from papersearch.es import make_client
-from papersearch.paths import local_dir
-from papersearch.settings import Settings
 
 
-def _confirm(question: str, yes: bool) -> bool:
-    if yes:
-        return True
-    if not sys.stdin.isatty():
-        print(f"{question} — refusing without --yes (no terminal to ask)", file=sys.stderr)
-        return False
-    return input(f"{question} [y/N] ").strip().lower() == "y"
+def _at_least_one(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number ≥ 1 (the live version is always kept), not {text!r}")
+    return value
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    for name, handler in (("reindex", run_reindex), ("add", run_add)):
+        cmd = sub.add_parser(name, help=f"{name} papers from files (listing pages, JSON Lines, arXiv snapshot)")
+        cmd.add_argument("sources", nargs="+", type=Path)
+        cmd.add_argument("--rejects", type=Path, help="rejects file (JSON Lines; default under .local/rejects/)")
+        cmd.add_argument("--allow-rejects", action="store_true", help="exit 0 even if records were rejected")
+        cmd.add_argument("--no-progress", action="store_true")
+        if name == "reindex":
+            cmd.add_argument("--allow-empty", action="store_true", help="swap even if no paper was accepted")
+            cmd.add_argument("--if-missing", action="store_true",
+                             help="do nothing when the alias already exists (first-start sample loading)")
+        cmd.set_defaults(handler=handler)
+    cmd = sub.add_parser("delete", help="delete papers by id")
+    cmd.add_argument("ids", nargs="+")
+    cmd.add_argument("--yes", action="store_true")
+    add_dry_run(cmd, "which of the papers it would delete from which version, and which it cannot find")
+    cmd.set_defaults(handler=run_delete)
+    cmd = sub.add_parser("rollback", help="point the alias at the previous version")
+    cmd.add_argument("--yes", action="store_true")
+    add_dry_run(cmd, "which version the alias would move to")
+    cmd.set_defaults(handler=run_rollback)
+    cmd = sub.add_parser("status", help="show alias, versions, cluster health")
+    cmd.add_argument("--json", action="store_true")
+    cmd.set_defaults(handler=run_status)
+    cmd = sub.add_parser("prune", help="delete old versions")
+    cmd.add_argument("--keep", type=_at_least_one, metavar="N",
+                     help="complete versions to keep, the live one included (default PAPERSEARCH_KEEP_INDICES)")
+    cmd.add_argument("--yes", action="store_true")
+    add_dry_run(cmd, "which versions it would delete")
+    cmd.set_defaults(handler=run_prune)
 
 
 def _rejects_path(args: argparse.Namespace) -> Path:
+    from papersearch.paths import local_dir
+
     if args.rejects:
         return args.rejects
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     return local_dir() / "rejects" / f"{args.command}-{stamp}.jsonl"
 
 
-def _load_command(client: Elasticsearch, settings: Settings, args: argparse.Namespace,
-                  producer: Producer | None) -> int:
+@loading_command
+def run_reindex(args: argparse.Namespace, session: Session) -> int:
+    return _load(args, session)
+
+
+@loading_command
+def run_add(args: argparse.Namespace, session: Session) -> int:
+    return _load(args, session)
+
+
+def _load(args: argparse.Namespace, session: Session) -> int:
+    from indexer import operations, versions
+    from indexer.rejects import RejectsWriter
+    from papersearch import index_definition
+
+    client, settings = session.client, session.settings
     live = versions.live_index(client, settings.alias) if args.command == "reindex" and args.if_missing else None
     if live:
         print(f"alias {settings.alias} exists; nothing loaded (--if-missing)")
@@ -52,14 +91,13 @@ def _load_command(client: Elasticsearch, settings: Settings, args: argparse.Name
                   f"reindex your sources to fill the new fields (README, Loading data)")
         return EXIT_OK
     path = _rejects_path(args)
+    sources = session.producer or args.sources
     with RejectsWriter(path) as rejects:
         if args.command == "reindex":
-            report = operations.reindex(client, settings, producer or args.sources, rejects,
-                                        progress=not args.no_progress,
+            report = operations.reindex(client, settings, sources, rejects, progress=not args.no_progress,
                                         allow_empty=args.allow_empty)
         else:
-            report = operations.add(client, settings, producer or args.sources, rejects,
-                                    progress=not args.no_progress)
+            report = operations.add(client, settings, sources, rejects, progress=not args.no_progress)
     print(f"{args.command}: {report.stats.summary()}")
     if args.command == "reindex":
         print(f"alias {settings.alias} → {report.index} (was {report.previous or 'none'}), "
@@ -78,37 +116,73 @@ def _load_command(client: Elasticsearch, settings: Settings, args: argparse.Name
     return EXIT_OK
 
 
-def run(args: argparse.Namespace, settings: Settings, producer: Producer | None = None) -> int:
-    client = make_client("indexer", settings, request_timeout=120)
-    alias = settings.alias
-    if args.command in ("reindex", "add"):
-        return _load_command(client, settings, args, producer)
-    if args.command in ("report", "querylog"):
-        return querylog_admin.run(args, settings, client, _confirm)
-    if args.command in ("backup", "backups", "restore"):
-        return backup_admin.run(args, settings, client, _confirm)
-    if args.command == "delete":
-        if not _confirm(f"delete {len(args.ids)} papers from {alias}?", args.yes):
-            return EXIT_FAILED
-        deleted, missing = operations.delete(client, alias, args.ids)
-        print(f"deleted {len(deleted)}; not found {len(missing)}{': ' + ', '.join(missing) if missing else ''}")
-        return EXIT_OK if not missing else EXIT_FAILED
-    if args.command == "rollback":
-        if not _confirm(f"point {alias} back at the previous version?", args.yes):
-            return EXIT_FAILED
-        with BuildLock(client, alias):
-            was, now = versions.rollback(client, alias)
-        print(f"alias {alias} → {now} (was {was})")
+def _not_found(missing: list[str]) -> str:
+    return f"not found {len(missing)}{': ' + ', '.join(missing) if missing else ''}"
+
+
+@command
+def run_delete(args: argparse.Namespace, session: Session) -> int:
+    from indexer import operations
+
+    alias = session.alias
+    if args.dry_run:
+        plan = operations.delete_plan(session.client, alias, args.ids)
+        print(f"would delete {len(plan.found)} from {plan.index} (alias {alias}); {_not_found(plan.missing)}")
+        return EXIT_OK if not plan.missing else EXIT_FAILED
+    if not session.confirm(f"delete {len(args.ids)} papers from {alias}?", args.yes):
+        return EXIT_FAILED
+    deleted, missing = operations.delete(session.client, alias, args.ids)
+    print(f"deleted {len(deleted)}; {_not_found(missing)}")
+    return EXIT_OK if not missing else EXIT_FAILED
+
+
+@command
+def run_rollback(args: argparse.Namespace, session: Session) -> int:
+    from indexer import versions
+    from indexer.build_lock import BuildLock
+
+    alias = session.alias
+    if args.dry_run:
+        BuildLock(session.client, alias).check()
+        was, now = versions.rollback_target(session.client, alias)
+        print(f"would point alias {alias} → {now} (was {was})")
         return EXIT_OK
-    if args.command == "prune":
-        keep = args.keep or settings.keep_indices
-        if not _confirm(f"delete versions of {alias} beyond the newest {keep}?", args.yes):
-            return EXIT_FAILED
-        with BuildLock(client, alias):
-            pruned = versions.prune(client, alias, keep)
-        print(f"pruned {len(pruned)}: {', '.join(pruned) or '-'}")
+    if not session.confirm(f"point {alias} back at the previous version?", args.yes):
+        return EXIT_FAILED
+    with BuildLock(session.client, alias):
+        was, now = versions.rollback(session.client, alias)
+    print(f"alias {alias} → {now} (was {was})")
+    return EXIT_OK
+
+
+@command
+def run_prune(args: argparse.Namespace, session: Session) -> int:
+    from indexer import versions
+    from indexer.build_lock import BuildLock
+
+    alias = session.alias
+    keep = args.keep or session.settings.keep_indices
+    if args.dry_run:
+        BuildLock(session.client, alias).check()
+        doomed = versions.prunable(session.client, alias, keep)
+        print(f"would prune {len(doomed)}: {', '.join(doomed) or '-'}")
         return EXIT_OK
-    info = operations.status(client, alias)
+    if not session.confirm(f"delete versions of {alias} beyond the newest {keep}?", args.yes):
+        return EXIT_FAILED
+    with BuildLock(session.client, alias):
+        pruned = versions.prune(session.client, alias, keep)
+    print(f"pruned {len(pruned)}: {', '.join(pruned) or '-'}")
+    return EXIT_OK
+
+
+@command
+def run_status(args: argparse.Namespace, session: Session) -> int:
+    import json
+
+    from indexer import operations
+
+    alias = session.alias
+    info = operations.status(session.client, alias)
     if args.json:
         print(json.dumps(info, indent=2))
         return EXIT_OK
@@ -125,32 +199,3 @@ def run(args: argparse.Namespace, settings: Settings, producer: Producer | None 
     if info["build_lock"]:
         print(f"build lock held by {info['build_lock'].get('owner')} since {info['build_lock'].get('started')}")
     return EXIT_OK
-
-
-def run_command(args: argparse.Namespace, producer: Producer | None = None) -> int:
-    """Run one parsed command; `producer` is the reading already started for reindex/add."""
-    settings = Settings(**({"PAPERSEARCH_ALIAS": args.alias} if args.alias else {}))
-    logs.configure(settings.log_format, text_format="%(message)s")
-    try:
-        return run(args, settings, producer)
-    except (SourceError, GlossaryError) as exc:
-        print(f"papersearch-admin: {exc} (nothing was written)", file=sys.stderr)
-    except LockBusy as exc:
-        print(f"papersearch-admin: {exc}", file=sys.stderr)
-    except (operations.BuildFailed, LookupError, BackupError) as exc:
-        print(f"papersearch-admin: {exc}", file=sys.stderr)
-    except WritesBlocked as exc:
-        kept = "; the alias was not changed" if args.command == "reindex" else ""
-        print(f"papersearch-admin: {exc}{kept}", file=sys.stderr)
-    except TransportError as exc:
-        print(f"papersearch-admin: cannot reach Elasticsearch at {settings.url()}: {exc}", file=sys.stderr)
-    except ApiError as exc:
-        print(f"papersearch-admin: {explain_refusal(exc, settings, make_client('indexer', settings))}",
-              file=sys.stderr)
-    except KeyboardInterrupt:
-        print("papersearch-admin: interrupted; the alias was not changed", file=sys.stderr)
-    finally:
-        if producer is not None:
-            producer.close()
-    return EXIT_FAILED
-

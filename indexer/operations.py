@@ -96,13 +96,34 @@ def add(client: Elasticsearch, settings: Settings, sources: list[Path] | Produce
     return BuildReport(stats, live, None, [], None, rejects.summary())
 
 
-def delete(client: Elasticsearch, alias: str, ids: list[str]) -> tuple[list[str], list[str]]:
-    """Delete papers by id from the live index; returns (deleted, not found)."""
-    deleted, missing = [], []
+@dataclass
+class DeletePlan:
+    index: str  # the live version
+    found: list[str]  # ids it holds
+    missing: list[str]  # ids it does not
+
+
+def delete_plan(client: Elasticsearch, alias: str, ids: list[str]) -> DeletePlan:
+    """Which of the ids the live version holds: what delete deletes, and what it reports not found."""
+    live = versions.live_index(client, alias)
+    if live is None:
+        raise LookupError(f"alias {alias!r} does not exist; there are no papers to delete")
+    found, missing = [], []
     for start_at in range(0, len(ids), _DELETE_CHUNK):
         batch = ids[start_at:start_at + _DELETE_CHUNK]
+        for doc_id, doc in zip(batch, client.mget(index=live, ids=batch, source=False)["docs"], strict=True):
+            (found if doc.get("found") else missing).append(doc_id)
+    return DeletePlan(live, found, missing)
+
+
+def delete(client: Elasticsearch, alias: str, ids: list[str]) -> tuple[list[str], list[str]]:
+    """Delete papers by id from the live index; returns (deleted, not found)."""
+    plan = delete_plan(client, alias, ids)
+    deleted, missing = [], list(plan.missing)
+    for start_at in range(0, len(plan.found), _DELETE_CHUNK):
+        batch = plan.found[start_at:start_at + _DELETE_CHUNK]
         items = client.bulk(index=alias, operations=[{"delete": {"_id": i}} for i in batch])["items"]
-        for doc_id, item in zip(batch, items, strict=True):
+        for doc_id, item in zip(batch, items, strict=True):  # one deleted meanwhile (or named twice): not found
             (deleted if item["delete"].get("result") == "deleted" else missing).append(doc_id)
     client.indices.refresh(index=alias)
     return deleted, missing

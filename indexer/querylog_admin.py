@@ -3,14 +3,14 @@
     report [--since 7d] [--source page|api|all] [--json]
                                           searches per day, zero-result share, top (zero-result) queries,
                                           retyped queries, median click position, p50/p95 took
-    querylog prune --older-than 90d       delete daily indices of days before that (no ILM here)
+    querylog prune --older-than 90d [--dry-run]
+                                          delete daily indices of days before that (no ILM here)
 """
 
 from __future__ import annotations
 
 import argparse
 import unicodedata
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -18,8 +18,8 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
     from elasticsearch import Elasticsearch
 
     from indexer.querylog_report import Report
-    from papersearch.settings import Settings
 
+from indexer.command_runner import Session, add_dry_run, command
 from indexer.exit_codes import EXIT_FAILED, EXIT_OK
 
 SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all of them
@@ -41,37 +41,53 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     cmd.add_argument("--source", choices=SOURCES, default="page",
                      help="the search page's events (default), the API's, or all")
     cmd.add_argument("--json", action="store_true")
+    cmd.set_defaults(handler=run_report)
     cmd = sub.add_parser("querylog", help="manage the query log's daily indices")
     actions = cmd.add_subparsers(dest="querylog_command", required=True)
     prune = actions.add_parser("prune", help="delete the daily indices older than --older-than")
     prune.add_argument("--older-than", type=duration, required=True, help="e.g. 90d")
     prune.add_argument("--yes", action="store_true")
+    add_dry_run(prune, "which daily indices it would delete")
+    prune.set_defaults(handler=run_querylog_prune)
+
+
+def old_days(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
+    """The daily indices whose whole day lies before now − older_than: what prune deletes."""
+    from indexer.querylog_report import log_indices
+
+    cutoff = ((now or datetime.now(UTC)) - older_than).date()
+    return [name for name, day in log_indices(client, base).items() if day < cutoff]
 
 
 def prune(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
     """Delete the daily indices whose whole day lies before now − older_than; the names deleted."""
-    from indexer.querylog_report import log_indices
-
-    cutoff = ((now or datetime.now(UTC)) - older_than).date()
-    doomed = [name for name, day in log_indices(client, base).items() if day < cutoff]
+    doomed = old_days(client, base, older_than, now)
     if doomed:
         client.indices.delete(index=",".join(doomed))  # by name: wildcard deletes are refused
     return doomed
 
 
-def run(args: argparse.Namespace, settings: Settings, client: Elasticsearch,
-        confirm: Callable[[str, bool], bool]) -> int:
+@command
+def run_report(args: argparse.Namespace, session: Session) -> int:
     from indexer.querylog_report import build
 
-    base = settings.query_log_index
-    if args.command == "report":
-        report = build(client, base, args.since, source=args.source)
-        print(report.model_dump_json(indent=2) if args.json else render(report, base))
+    base = session.settings.query_log_index
+    report = build(session.client, base, args.since, source=args.source)
+    print(report.model_dump_json(indent=2) if args.json else render(report, base))
+    return EXIT_OK
+
+
+@command
+def run_querylog_prune(args: argparse.Namespace, session: Session) -> int:
+    base = session.settings.query_log_index
+    if args.dry_run:
+        doomed = old_days(session.client, base, args.older_than)
+        print(f"would delete {len(doomed)}: {', '.join(doomed) or '-'}")
         return EXIT_OK
     days = args.older_than.days
-    if not confirm(f"delete query-log indices {base}-* of days more than {days} days ago?", args.yes):
+    if not session.confirm(f"delete query-log indices {base}-* of days more than {days} days ago?", args.yes):
         return EXIT_FAILED
-    deleted = prune(client, base, args.older_than)
+    deleted = prune(session.client, base, args.older_than)
     print(f"deleted {len(deleted)}: {', '.join(deleted) or '-'}")
     return EXIT_OK
 

@@ -189,6 +189,22 @@ def _check(client: Elasticsearch, p: Plan, snapshot: Backup) -> dict[str, int]:
     return papers
 
 
+def preview(client: Elasticsearch, settings: Settings, name: str | None = None,
+            overwrite: bool = False) -> tuple[Repository, Plan, str | None]:
+    """What restore would do now, changing nothing (a dry run): the repository, the plan restore would carry out
+    (beside a live site its new version names are taken when it runs) and the live version the alias leaves.
+    Raises the BackupError or LockBusy the real run would."""
+    repo = repos.registered(client, settings)
+    if repo is None:
+        repo_name, location = settings.repository()
+        raise BackupError(f"the snapshot repository {repo_name} is not registered in this cluster (a new or rebuilt "
+                          f"one); a dry run registers nothing: `papersearch-admin backups` registers it (at "
+                          f"{location!r} under path.repo) and lists what it holds, then dry-run again")
+    snapshot = choose(repos.snapshots(client, repo), settings.alias, name, repo)
+    BuildLock(client, settings.alias).check()
+    return repo, plan(client, snapshot, overwrite), versions.live_index(client, settings.alias)
+
+
 def restore(client: Elasticsearch, settings: Settings, name: str | None = None, overwrite: bool = False,
             progress: bool = True) -> RestoreReport:
     started = time.monotonic()

@@ -116,8 +116,8 @@ def upgrade_mapping(client: Elasticsearch, index: str) -> int | None:
     return old
 
 
-def rollback(client: Elasticsearch, alias: str) -> tuple[str, str]:
-    """Move the alias to the newest complete version older than the live one."""
+def rollback_target(client: Elasticsearch, alias: str) -> tuple[str, str]:
+    """(live version, the newest complete version older than it): where rollback moves the alias from and to."""
     all_versions = versions(client, alias)
     live = next((v for v in all_versions if v.live), None)
     if live is None:
@@ -125,13 +125,19 @@ def rollback(client: Elasticsearch, alias: str) -> tuple[str, str]:
     older = [v for v in all_versions if v.complete and not v.live and v.name < live.name]
     if not older:
         raise LookupError(f"no complete version older than {live.name} is kept; cannot roll back")
-    swap(client, alias, older[0].name)
     return live.name, older[0].name
 
 
-def prune(client: Elasticsearch, alias: str, keep: int) -> list[str]:
-    """Delete versions beyond the `keep` newest complete ones (never the live one) and unfinished
-    leftovers of killed builds. Call it only while holding the build lock."""
+def rollback(client: Elasticsearch, alias: str) -> tuple[str, str]:
+    """Move the alias to the newest complete version older than the live one."""
+    live, older = rollback_target(client, alias)
+    swap(client, alias, older)
+    return live, older
+
+
+def prunable(client: Elasticsearch, alias: str, keep: int) -> list[str]:
+    """The versions prune deletes: beyond the `keep` newest complete ones (never the live one), and unfinished
+    leftovers of killed builds."""
     doomed: list[str] = []
     kept = 0
     for v in versions(client, alias):
@@ -142,6 +148,12 @@ def prune(client: Elasticsearch, alias: str, keep: int) -> list[str]:
             kept += 1
             continue
         doomed.append(v.name)
+    return doomed
+
+
+def prune(client: Elasticsearch, alias: str, keep: int) -> list[str]:
+    """Delete the prunable versions; the names deleted. Call it only while holding the build lock."""
+    doomed = prunable(client, alias, keep)
     if doomed:
         try:
             client.indices.delete(index=",".join(doomed))

@@ -3,12 +3,15 @@ alias, what it left on the cluster, and the seed pages read the way a person rea
 
 from __future__ import annotations
 
+import io
+import logging
 import os
 import subprocess
 import sys
 import unicodedata
 from pathlib import Path
 
+import pytest
 from elasticsearch import Elasticsearch
 from support import ROOT, TAXONOMY
 
@@ -52,6 +55,29 @@ def run_admin(cluster, alias: str, *args: object, timeout: float = 300, **env: s
                           text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
+def admin_here(monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str], cluster, alias: str,
+               *args: object, **env: str) -> subprocess.CompletedProcess:
+    """`papersearch-admin ARGS…` as run_admin runs it, in this process: the same entry point and environment
+    without a second of interpreter start-up per call (for tests that run the CLI many times)."""
+    from indexer import admin
+
+    for key in [k for k in os.environ if k.startswith(("ES_", "PAPERSEARCH_"))]:
+        monkeypatch.delenv(key)
+    for key, value in admin_env(cluster, alias, **env).items():
+        monkeypatch.setenv(key, value)
+    monkeypatch.setattr(sys, "stdin", io.StringIO())  # not a terminal, as in run_admin
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    capfd.readouterr()
+    try:
+        code = admin.main([str(a) for a in args])
+    finally:  # the command routes logging its way; undo that
+        root.handlers[:] = handlers
+        root.setLevel(level)
+    out = capfd.readouterr()
+    return subprocess.CompletedProcess(admin_command(args), code, out.out, out.err)
+
+
 def reindex(cluster, alias: str, *sources: Path, expect: int = 0, **env: str) -> subprocess.CompletedProcess:
     result = run_admin(cluster, alias, "reindex", "--no-progress", *sources, **env)
     assert result.returncode == expect, result.stdout + result.stderr
@@ -67,6 +93,16 @@ def live(es: Elasticsearch, alias: str) -> str | None:
 
 def alias_indices(es: Elasticsearch, alias: str) -> set[str]:
     return set(es.indices.get(index=f"{alias}*", allow_no_indices=True, expand_wildcards="all"))
+
+
+def cluster_state(es: Elasticsearch, *patterns: str) -> dict[str, dict]:
+    """What a dry run must leave as it was: every index matching the patterns, its aliases, _meta and documents."""
+    found = es.indices.get(index=",".join(patterns), allow_no_indices=True, expand_wildcards="all")
+    if found:
+        es.indices.refresh(index=",".join(found))  # every write so far, seen
+    return {name: {"aliases": sorted(body["aliases"]), "meta": body["mappings"].get("_meta"),
+                   "docs": sorted(h["_id"] for h in es.search(index=name, size=1000, source=False)["hits"]["hits"])}
+            for name, body in found.items()}
 
 
 def all_docs(es: Elasticsearch, index: str) -> dict[str, dict]:

@@ -7,6 +7,7 @@ test_backup_disaster.py, on a node of its own.
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import threading
@@ -19,7 +20,7 @@ from pathlib import Path
 import pytest
 import requests
 from backup_support import admin_json, forget_repository, log_entries, papers
-from indexer_support import ADMIN_CLI, admin_env, run_admin
+from indexer_support import ADMIN_CLI, admin_env, admin_here, cluster_state, run_admin
 from support import ROOT, SAMPLE, build_alias, gunicorn, synthetic, visit
 
 from indexer import backup, operations, restore, versions
@@ -205,3 +206,42 @@ def test_a_repository_outside_path_repo_is_refused_clearly(cluster, alias, site)
     assert refused.returncode == 1
     assert f"cannot register the snapshot repository {alias}_backups at '/nowhere/backups'" in refused.stderr
     assert "path.repo" in refused.stderr and "Traceback" not in refused.stderr
+
+
+def test_a_dry_run_of_restore_changes_nothing_and_says_what_the_restore_then_does(
+        cluster, alias, query_log_base, site, admin, monkeypatch, capfd):
+    build_alias(cluster, alias, [SAMPLE])
+    live = versions.live_index(admin, alias)
+    made = backup.take(cluster.client("indexer"), cluster.settings(alias, **site), progress=False)
+
+    def state() -> tuple[dict, list, dict]:
+        snaps = admin.snapshot.get(repository=made.repository.name, snapshot="_all")["snapshots"]
+        return (cluster_state(admin, f"{alias}*", f"{query_log_base}*"),
+                [(s["snapshot"], s["state"]) for s in snaps], admin.snapshot.get_repository())
+
+    def dry(*args: str) -> tuple[int, str]:
+        before = state()
+        done = admin_here(monkeypatch, capfd, cluster, alias, "restore", "--dry-run", *args, **site)
+        assert state() == before, done.stdout + done.stderr  # the cluster as it was
+        return done.returncode, done.stdout + done.stderr
+
+    def real(*args: str) -> subprocess.CompletedProcess:
+        return admin_here(monkeypatch, capfd, cluster, alias, "restore", "--yes", "--no-progress", *args, **site)
+
+    unknown, refused = dry("nosuch"), real("nosuch")
+    assert unknown == (refused.returncode, refused.stderr) and unknown[0] == 1  # the same error, nothing changed
+    assert f"no snapshot 'nosuch' in {alias}_backups" in unknown[1]
+
+    code, said = dry()  # no --yes: it asks nothing
+    assert code == 0 and said.startswith(f"would restore {made.name} from {made.repository.describe()}\n")
+    assert f"  {live} as a new version (named now: " in said and ": 40 papers at the backup  (live)" in said
+    assert f"would point alias {alias} → " in said and f"(was {live})" in said
+    code, said = dry("--json")
+    plan = json.loads(said)
+    assert code == 0 and plan["dry_run"] and plan["snapshot"] == made.name and plan["previous"] == live
+
+    restored = admin_json(real("--json"))
+    assert {k: restored[k] for k in plan if k not in ("dry_run", "versions", "live")} == {
+        k: plan[k] for k in plan if k not in ("dry_run", "versions", "live")}
+    assert list(restored["versions"]) == list(plan["versions"]) == [live]  # new names, taken when it ran
+    assert restored["live"] == versions.live_index(admin, alias) == restored["versions"][live] != live

@@ -8,10 +8,22 @@ import uuid
 from pathlib import Path
 
 import pytest
-from indexer_support import SEEDS, alias_indices, all_docs, count, expected_page, live, reindex, run_admin
+from indexer_support import (
+    SEEDS,
+    admin_here,
+    alias_indices,
+    all_docs,
+    cluster_state,
+    count,
+    expected_page,
+    live,
+    reindex,
+    run_admin,
+)
 from support import build_alias, write_jsonl
 
 from indexer import versions
+from indexer.build_lock import BuildLock
 from papersearch import index_definition
 
 pytestmark = pytest.mark.usefixtures("cli_local_dir")  # the CLI's scratch .local (tests/integration/conftest.py)
@@ -119,16 +131,46 @@ def test_status_json(cluster, alias: str) -> None:
     assert f"alias {alias} → {second}" in text.stdout
 
 
-def test_prune_removes_leftovers_and_old_versions(cluster, alias: str) -> None:
+def test_prune_removes_leftovers_and_old_versions_and_dry_runs_change_nothing(cluster, alias: str, monkeypatch,
+                                                                             capfd) -> None:
+    """Each dry run leaves the cluster as it was and says what the real run then does, or fails as it fails.
+    (In this process where the CLI runs many times; the real prune through the installed command.)"""
     es = cluster.client("admin")
     build_alias(cluster, alias, [SEEDS[0]])
     old = live(es, alias)
     build_alias(cluster, alias, SEEDS)
     current = live(es, alias)
     leftover = versions.create(cluster.client("indexer"), alias, index_definition.choose_profile(es))  # unfinished
+    victim = sorted(all_docs(es, alias))[0]
 
+    def admin(*args: object) -> tuple[int, str]:
+        done = admin_here(monkeypatch, capfd, cluster, alias, *args)
+        return done.returncode, done.stdout + done.stderr
+
+    def dry(*args: object) -> tuple[int, str]:
+        before = cluster_state(es, f"{alias}*")
+        said = admin(*args, "--dry-run")
+        assert cluster_state(es, f"{alias}*") == before, said  # the cluster as it was
+        return said
+
+    would = f"would delete 1 from {current} (alias {alias}); not found"
+    assert dry("delete", victim, "nosuch") == (1, f"{would} 1: nosuch\n")  # as the real run: exit 1
+    assert dry("delete", victim) == (0, f"{would} 0\n")
+    assert admin("delete", victim, "--yes") == (0, "deleted 1; not found 0\n")
+    assert not es.exists(index=alias, id=victim)
+    assert dry("--alias", f"{alias}x", "delete", victim) == (
+        1, f"papersearch-admin: alias '{alias}x' does not exist; there are no papers to delete\n")
+
+    assert dry("rollback") == (0, f"would point alias {alias} → {old} (was {current})\n")
+    with BuildLock(cluster.client("indexer"), alias):  # a reindex under way: the real run is refused, and so is this
+        refused, real = dry("prune"), admin("prune", "--yes")
+    assert refused[0] == real[0] == 1 and "another build holds the lock" in refused[1]
+    assert refused[1].partition("last heartbeat")[0] == real[1].partition("last heartbeat")[0]
+
+    assert dry("prune", "--keep", "1") == (0, f"would prune 2: {leftover}, {old}\n")
     result = run_admin(cluster, alias, "prune", "--keep", "1", "--yes")
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "pruned 2:" in result.stdout and old in result.stdout and leftover in result.stdout
+    assert (result.returncode, result.stdout) == (0, f"pruned 2: {leftover}, {old}\n"), result.stderr
     assert [v.name for v in versions.versions(es, alias)] == [current]
     assert live(es, alias) == current
+    cannot = f"papersearch-admin: no complete version older than {current} is kept; cannot roll back\n"
+    assert dry("rollback") == admin("rollback", "--yes") == (1, cannot)

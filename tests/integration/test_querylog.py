@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from elasticsearch import AuthorizationException, BadRequestError
+from indexer_support import admin_here, cluster_state
 from support import SAMPLE
 
 from indexer.querylog_admin import prune
@@ -224,7 +225,8 @@ def test_report_on_a_seeded_log_counts_right(cluster, base):
     assert bad.returncode == 2 and "expected a duration like 7d" in bad.stderr
 
 
-def test_prune_deletes_only_old_daily_indices(cluster, base, admin):
+@pytest.mark.usefixtures("cli_local_dir")
+def test_prune_deletes_only_old_daily_indices(cluster, base, admin, alias, monkeypatch, capfd):
     now = datetime.now(UTC)
     ages = (400, 91, 90, 89, 1, 0)
     write(cluster, base, [search_event(now - timedelta(days=age), f"age {age}", 1) for age in ages])
@@ -241,8 +243,14 @@ def test_prune_deletes_only_old_daily_indices(cluster, base, admin):
 
     refused = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d")
     assert refused.returncode == 1 and "refusing without --yes" in refused.stderr
+    before = cluster_state(admin, f"{base}*")
+    doomed = ", ".join(querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (90, 89))
+    dry = admin_here(monkeypatch, capfd, cluster, alias, "querylog", "prune", "--older-than", "1d", "--dry-run",
+                     PAPERSEARCH_QUERY_LOG_INDEX=base)  # no --yes needed: it changes nothing
+    assert (dry.returncode, dry.stdout) == (0, f"would delete 2: {doomed}\n"), dry.stderr
+    assert cluster_state(admin, f"{base}*") == before
     done = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d", "--yes")
-    assert done.returncode == 0, done.stderr
+    assert (done.returncode, done.stdout) == (0, f"deleted 2: {doomed}\n"), done.stderr
     assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(
         querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (1, 0))
 
