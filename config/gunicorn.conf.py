@@ -9,8 +9,15 @@ with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit co
 import multiprocessing
 import os
 
+# Read through the app's own settings: PAPERSEARCH_BIND also gives the default public address (the app's
+# redirects and absolute URLs), and "off", "false", "0" mean the same here as in the app.
+from papersearch.logs import formatter_config
+from papersearch.settings import Settings
+
+_settings = Settings()
+
 wsgi_app = "webapp.wsgi:app"
-bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
+bind = _settings.bind
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
@@ -45,11 +52,6 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = ""
 
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
-# Read through the app's own settings, so "off", "false", "0" mean the same here as in the app.
-from papersearch.logs import formatter_config  # noqa: E402
-from papersearch.settings import Settings  # noqa: E402
-
-_settings = Settings()
 # A second address that serves /metrics alone, to whoever reaches it (webapp/metrics.py; docs/operations.md).
 if _settings.metrics and _settings.metrics_bind:
     bind = [bind, _settings.metrics_bind]
