@@ -13,6 +13,7 @@ import os
 # redirects and absolute URLs), and "off", "false", "0" mean the same here as in the app.
 from papersearch.logs import formatter_config
 from papersearch.settings import Settings
+from webapp import server
 
 _settings = Settings()
 
@@ -30,10 +31,10 @@ worker_connections = 1000
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
 graceful_timeout = 20
 keepalive = 5
-# gunicorn's maximum: a 500-character Chinese query alone is 4.5 KB percent-encoded (the default is 4094).
-limit_request_line = 8190
-limit_request_fields = 100  # gunicorn's defaults, written down: 431 (our JSON error) past them
-limit_request_field_size = 8190
+# 414 and 431 (our JSON error) past these; why these values: webapp/server.py.
+limit_request_line = server.LIMIT_REQUEST_LINE
+limit_request_fields = server.LIMIT_REQUEST_FIELDS
+limit_request_field_size = server.LIMIT_REQUEST_FIELD_SIZE
 max_requests = 2000  # recycle workers now and then, jittered so they do not all restart together
 max_requests_jitter = 200
 preload_app = False
