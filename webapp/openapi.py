@@ -142,10 +142,12 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                     "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
-                              "400": _body("Not a valid event, not for a search this site served less than "
-                                           "a day ago (its signed query_id) or one of the results it showed "
-                                           "(position and paper_id), sent from another site, or an address that "
-                                           "is not valid UTF-8", "Error"),
+                              "400": _body("Not a valid event, for a search this site served more than a day "
+                                           "ago, not for one of the results it showed (position and paper_id), "
+                                           "sent from another site, or an address that is not valid UTF-8",
+                                           "Error"),
+                              "403": _body("A well-formed event whose query_id this site never signed (forged, "
+                                           "altered, or another site's)", "Error"),
                               **server_limits, "415": _body("Not sent as application/json", "Error"),
                               "429": limited}}},
             "/metrics": {"get": {
