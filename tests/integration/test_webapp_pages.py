@@ -291,6 +291,18 @@ def test_titles_and_snippets_carry_the_language_they_are_written_in(client):
     assert re.search(r'<ul class="similar-list">\s*<li>\s*<a href="/paper/[^"]+" lang="(en|zh)">', paper)
 
 
+def test_the_year_range_button_is_not_a_topic_name():
+    """Issue 44.10: in Chinese the range's button said 应用, the name of the Applications topic just above it."""
+    from papersearch.taxonomy import Taxonomy
+
+    taxonomy = Taxonomy.load()
+    topics = set(taxonomy.areas.values()) | set(taxonomy.subareas.values())
+    for lang in ("en", "zh"):
+        catalogue = json.loads((ROOT / "webapp" / "translations" / f"{lang}.json").read_text(encoding="utf-8"))
+        buttons = {catalogue["facet.range_apply"], catalogue["controls.apply"]}
+        assert not buttons & (topics | set(taxonomy.areas) | {sub for _, sub in taxonomy.subareas}), lang
+
+
 def test_every_template_string_is_translated():
     en = json.loads((ROOT / "webapp" / "translations" / "en.json").read_text(encoding="utf-8"))
     zh = json.loads((ROOT / "webapp" / "translations" / "zh.json").read_text(encoding="utf-8"))
