@@ -9,8 +9,16 @@ with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit co
 import multiprocessing
 import os
 
+# Read through the app's own settings: PAPERSEARCH_BIND also gives the default public address (the app's
+# redirects and absolute URLs), and "off", "false", "0" mean the same here as in the app.
+from papersearch.logs import formatter_config
+from papersearch.settings import Settings
+from webapp import server
+
+_settings = Settings()
+
 wsgi_app = "webapp.wsgi:app"
-bind = os.environ.get("PAPERSEARCH_BIND", "127.0.0.1:8000")
+bind = _settings.bind
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
 workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
@@ -23,10 +31,10 @@ worker_connections = 1000
 timeout = 30  # the Elasticsearch timeout is 2 s, so a worker silent for 30 s is stuck: restart it
 graceful_timeout = 20
 keepalive = 5
-# gunicorn's maximum: a 500-character Chinese query alone is 4.5 KB percent-encoded (the default is 4094).
-limit_request_line = 8190
-limit_request_fields = 100  # gunicorn's defaults, written down: 431 (our JSON error) past them
-limit_request_field_size = 8190
+# 414 and 431 (our JSON error) past these; why these values: webapp/server.py.
+limit_request_line = server.LIMIT_REQUEST_LINE
+limit_request_fields = server.LIMIT_REQUEST_FIELDS
+limit_request_field_size = server.LIMIT_REQUEST_FIELD_SIZE
 max_requests = 2000  # recycle workers now and then, jittered so they do not all restart together
 max_requests_jitter = 200
 preload_app = False
@@ -45,11 +53,6 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 forwarded_allow_ips = ""
 
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
-# Read through the app's own settings, so "off", "false", "0" mean the same here as in the app.
-from papersearch.logs import formatter_config  # noqa: E402
-from papersearch.settings import Settings  # noqa: E402
-
-_settings = Settings()
 # A second address that serves /metrics alone, to whoever reaches it (webapp/metrics.py; docs/operations.md).
 if _settings.metrics and _settings.metrics_bind:
     bind = [bind, _settings.metrics_bind]

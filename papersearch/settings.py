@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import quote
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from papersearch import credentials, querylog_schema
@@ -30,6 +30,22 @@ def metrics_networks(spec: str) -> list[IPv4Network | IPv6Network]:
             except ValueError:
                 raise ValueError(f"PAPERSEARCH_METRICS_ALLOW: {part!r} is not an address or CIDR") from None
     return networks
+
+
+DEFAULT_BIND = "127.0.0.1:8000"
+# A bind to every interface is reached on loopback from this host; a visitor's address is not knowable here.
+_WILDCARDS = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "[::]": "[::1]"}
+
+
+def public_url_of_bind(bind: str) -> str:
+    """The default public address for a gunicorn bind: "0.0.0.0:8080" → "http://127.0.0.1:8080". A unix socket
+    or file descriptor has a proxy in front whose address is unknown here: http://localhost (its port 80)."""
+    if bind.startswith(("unix:", "fd://")):
+        return "http://localhost"
+    host, sep, port = bind.rpartition(":")  # an IPv6 host is in brackets, as gunicorn wants it
+    if not sep or not port.isdigit():
+        host, port = bind, "8000"  # no port: gunicorn's default
+    return f"http://{_WILDCARDS.get(host, host)}:{port}"
 
 
 def _local_urls() -> list[str]:
@@ -73,10 +89,13 @@ class Settings(BaseSettings):
     # The one setting of trust in forwarded headers (X-Forwarded-For, -Proto), for the app and gunicorn alike:
     # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/headers_and_limits.py).
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
+    # gunicorn's address (config/gunicorn.conf.py reads it here): host:port, [v6]:port, unix:/path or fd://N.
+    bind: str = Field(default=DEFAULT_BIND, validation_alias="PAPERSEARCH_BIND", min_length=1)
     # The site's address as its visitors see it: every absolute URL (feeds, sitemaps, OpenSearch, JSON-LD,
-    # redirects) starts with it, whatever the request's Host says; no path (webapp/site.py).
-    public_url: str = Field(default="http://127.0.0.1:8000", validation_alias="PAPERSEARCH_PUBLIC_URL",
-                            pattern=r"^https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?$")
+    # redirects) starts with it, whatever the request's Host says; no path (webapp/site.py). Unset or empty:
+    # http:// and the bind address (public_url_of_bind), so a site bound to another port redirects to it.
+    public_url: str = Field(default="", validation_alias="PAPERSEARCH_PUBLIC_URL",
+                            pattern=r"^(https?://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(:[0-9]{1,5})?/?)?$")
     # Host names requests may carry besides the public URL's (comma-separated; ".example.org" takes its
     # subdomains too); any other Host is refused with 400.
     allowed_hosts: str = Field(default="localhost,127.0.0.1,[::1]", validation_alias="PAPERSEARCH_ALLOWED_HOSTS")
@@ -108,6 +127,12 @@ class Settings(BaseSettings):
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
         return None if value == "" else value  # compose's ${VAR:-} hands an unset variable on as ""
+
+    @model_validator(mode="after")
+    def _public_url_from_bind(self) -> Settings:
+        if not self.public_url:
+            self.public_url = public_url_of_bind(self.bind)
+        return self
 
     @field_validator("metrics_allow")
     @classmethod

@@ -107,3 +107,9 @@ def derive_heading(abstract: str, limit: int = HEADING_LIMIT) -> str:
 def has_cjk(text: str) -> bool:
     """Whether the text has any Chinese, Japanese or Korean character (they are matched by other fields)."""
     return bool(CJK_RUN.search(text))
+
+
+def language_of(text: str) -> str:
+    """The language a title, snippet or name is written in, for its `lang` attribute: "zh" when it has a CJK
+    character (the site's papers are in English and Chinese), else "en"."""
+    return "zh" if has_cjk(text) else "en"

@@ -16,7 +16,7 @@ from markupsafe import Markup
 from papersearch import logs, markup
 from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
-from papersearch.text import has_cjk
+from papersearch.text import has_cjk, language_of
 
 if TYPE_CHECKING:
     from webapp.querylog_writer import QueryLogWriter
@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
                       crawlers.blueprint):
         app.register_blueprint(blueprint)
 
-    app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}: lang attributes for mixed-language text
+    app.jinja_env.tests["cjk"] = has_cjk  # {% if name is cjk %}
+    app.jinja_env.filters["lang_of"] = language_of  # lang="{{ title|lang_of }}": text in either UI language
     app.jinja_env.filters["math"] = lambda text: Markup(math_html.text_html(text or ""))  # formulas as MathML
     app.jinja_env.filters["readable"] = lambda text: markup.to_text(text or "")  # formulas as Unicode (titles, meta)
     app.jinja_env.trim_blocks = True

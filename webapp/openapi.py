@@ -17,6 +17,7 @@ from webapp.openapi_lists import BAD_REQUEST, NOT_UTF8
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
 from webapp.serializers import bibtex, ris
 from webapp.serializers.json import BODIES
+from webapp.server import LIMIT_REQUEST_FIELD_SIZE, LIMIT_REQUEST_FIELDS, LIMIT_REQUEST_LINE
 
 REF = "#/components/schemas/{model}"
 _ID = {"name": "id", "in": "path", "required": True,
@@ -84,7 +85,10 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                         "Error") | retry_after
     limited = _body("Too many requests from this client; see Retry-After", "Error")
     # Answered by the server before the app (webapp/server.py), whatever the path.
-    too_long = {"414": _body("The URL is longer than the server accepts (gunicorn's limit_request_line)", "Error")}
+    server_limits = {"414": _body(f"The request line (method, URL, protocol) is longer than {LIMIT_REQUEST_LINE} bytes",
+                             "Error"),
+                "431": _body(f"More than {LIMIT_REQUEST_FIELDS} header fields, or one longer than "
+                             f"{LIMIT_REQUEST_FIELD_SIZE} bytes", "Error")}
     return {
         "openapi": "3.1.0",
         "info": {"title": "papersearch API", "version": "1.0.0",
@@ -96,20 +100,20 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "parameters": query_parameters(request_args.api_search_model),
                 "responses": {"200": _body("Results, facets and paging", "SearchResult") | {"links": _SEARCH_LINKS}
                               | {"headers": {"Link": _LAST_PAGE}},
-                              "400": bad, **too_long, "429": limited, "503": unavailable}}},
+                              "400": bad, **server_limits, "429": limited, "503": unavailable}}},
             "/api/papers/{id}": {"get": {
                 "operationId": "getPaper", "summary": "One paper and similar papers",
                 "parameters": [_ID],
                 "responses": {"200": _body("The paper", "Paper") | {"links": _PAPER_LINKS},
                               **not_utf8, "404": _body("No such paper", "Error"),
-                              **too_long, "429": limited, "503": unavailable}}},
+                              **server_limits, "429": limited, "503": unavailable}}},
             "/api/papers/{id}/citation": {"get": {
                 "operationId": "getCitation", "summary": "One paper as BibTeX or RIS, as a download",
                 "parameters": [_ID, *query_parameters(request_args.citation_model)],
                 "responses": {"200": {"description": "The citation (UTF-8), named after its key",
                                       "content": {bibtex.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}},
                                                   ris.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}}}},
-                              "400": bad, "404": _body("No such paper", "Error"), **too_long, "429": limited,
+                              "400": bad, "404": _body("No such paper", "Error"), **server_limits, "429": limited,
                               "503": unavailable}}},
             "/api/authors/{name}": {"get": {
                 "operationId": "getAuthor",
@@ -118,18 +122,18 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                            "plainly covers several people",
                 "parameters": [_NAME, *query_parameters(request_args.api_author_model)],
                 "responses": {"200": _body("The author's papers and profile", "AuthorProfile"),
-                              "400": bad, "404": _body("No paper has this name", "Error"), **too_long,
+                              "400": bad, "404": _body("No paper has this name", "Error"), **server_limits,
                               "429": limited, "503": unavailable}}},
             "/api/suggest": {"get": {
                 "operationId": "suggest", "summary": "Title and author completions for a prefix",
                 "parameters": query_parameters(request_args.suggest_model),
                 "responses": {"200": _body("Suggestions", "Suggestions"),
-                              "400": bad, **too_long, "429": limited, "503": unavailable}}},
+                              "400": bad, **server_limits, "429": limited, "503": unavailable}}},
             "/api/openapi.json": {"get": {
                 "operationId": "openapi", "summary": "This document",
                 "responses": {"200": {"description": "OpenAPI 3.1 document",
                                       "content": {"application/json": {"schema": {"type": "object"}}}},
-                              **not_utf8, **too_long, "429": limited}}},
+                              **not_utf8, **server_limits, "429": limited}}},
             "/api/events": {"post": {
                 "operationId": "event", "summary": "What the search page reports: a followed result or a "
                 "retyped query, for the query log (application/json only; a click is stored once per query id "
@@ -138,11 +142,13 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                     "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
-                              "400": _body("Not a valid event, not for a search this site served less than "
-                                           "a day ago (its signed query_id) or one of the results it showed "
-                                           "(position and paper_id), sent from another site, or an address that "
-                                           "is not valid UTF-8", "Error"),
-                              **too_long, "415": _body("Not sent as application/json", "Error"),
+                              "400": _body("Not a valid event, for a search this site served more than a day "
+                                           "ago, not for one of the results it showed (position and paper_id), "
+                                           "sent from another site, or an address that is not valid UTF-8",
+                                           "Error"),
+                              "403": _body("A well-formed event whose query_id this site never signed (forged, "
+                                           "altered, or another site's)", "Error"),
+                              **server_limits, "415": _body("Not sent as application/json", "Error"),
                               "429": limited}}},
             "/metrics": {"get": {
                 "operationId": "metrics",
@@ -151,15 +157,15 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "responses": {"200": {"description": "Prometheus text format",
                                       "content": {"text/plain": {"schema": {"type": "string"}}}},
                               **not_utf8, "404": _body("Not served to this address, or turned off", "Error"),
-                              **too_long}}},
+                              **server_limits}}},
             "/healthz": {"get": {
                 "operationId": "healthz", "summary": "The process is alive (no Elasticsearch call)",
-                "responses": {"200": _body("Alive", "Status"), **not_utf8, **too_long}}},
+                "responses": {"200": _body("Alive", "Status"), **not_utf8, **server_limits}}},
             "/readyz": {"get": {
                 "operationId": "readyz", "summary": "The search alias can be queried",
-                "responses": {"200": _body("Ready", "Status"), **not_utf8, **too_long,
+                "responses": {"200": _body("Ready", "Status"), **not_utf8, **server_limits,
                               "503": _body("Not ready", "Status")}}},
-            **openapi_lists.paths(request_args, _body, query_parameters, too_long, retry_after),
+            **openapi_lists.paths(request_args, _body, query_parameters, server_limits, retry_after),
         },
         "components": {"schemas": defs.get("$defs", {})},
     }

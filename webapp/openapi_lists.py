@@ -30,9 +30,9 @@ BAD_REQUEST = "Invalid parameter (out of its range, unknown, or not valid UTF-8)
 NOT_UTF8 = "The path or a parameter is not valid UTF-8"
 
 
-def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_long: dict,
+def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, server_limits: dict,
           retry_after: dict) -> dict[str, Any]:
-    """`json_body(description, model)`, `query_parameters(model)`, the 414 answer and the 503's Retry-After
+    """`json_body(description, model)`, `query_parameters(model)`, the 414 and 431 answers and the 503's Retry-After
     header come from webapp/openapi.py."""
     lists = ListArgs(request_args)
     bad_json = json_body(BAD_REQUEST, "Error")
@@ -49,39 +49,39 @@ def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, too_
                        "(streamed; at most the documented limit)",
             "parameters": query_parameters(lists.export_model),
             "responses": {"200": _text("The papers, each once (UTF-8; CSV with a byte-order mark)", *export_types),
-                          "400": bad_json, **too_long, "429": limited_json, "503": busy_json}}},
+                          "400": bad_json, **server_limits, "429": limited_json, "503": busy_json}}},
         "/api/opensearch/suggest": {"get": {
             "operationId": "openSearchSuggestions",
             "summary": "Completions in the OpenSearch suggestions format: [prefix, texts, kinds, URLs]",
             "parameters": query_parameters(request_args.suggest_model),
             "responses": {"200": {"description": "Suggestions", "content": {
                               opensearch.SUGGESTIONS_TYPE.split(";")[0]: {"schema": SUGGESTIONS}}},
-                          "400": bad_json, **too_long, "429": limited_json, "503": busy_json}}},
+                          "400": bad_json, **server_limits, "429": limited_json, "503": busy_json}}},
         "/feed": {"get": {
             "operationId": "feed", "summary": "A search as an Atom feed: its newest added papers first",
             "parameters": query_parameters(lists.feed_model),
-            "responses": {"200": _text("Atom 1.0", atom.MEDIA_TYPE), "400": bad, **too_long, "429": limited,
+            "responses": {"200": _text("Atom 1.0", atom.MEDIA_TYPE), "400": bad, **server_limits, "429": limited,
                           "503": busy}}},
         "/opensearch.xml": {"get": {
             "operationId": "openSearchDescription", "summary": "OpenSearch 1.1 description, in the page's language",
             "responses": {"200": _text("OpenSearch description", opensearch.DESCRIPTION_TYPE), **not_utf8,
-                          **too_long, "429": limited}}},
+                          **server_limits, "429": limited}}},
         "/robots.txt": {"get": {
             "operationId": "robots", "summary": "What crawlers may fetch, and the sitemap",
-            "responses": {"200": _text("robots.txt", robots.MEDIA_TYPE), **not_utf8, **too_long,
+            "responses": {"200": _text("robots.txt", robots.MEDIA_TYPE), **not_utf8, **server_limits,
                           "429": limited}}},
         "/sitemap.xml": {"get": {
             "operationId": "sitemap", "summary": "Paper and topic pages: one sitemap, or a sitemap index beyond "
                                                  f"{sitemap.MAX_URLS:,} of them",
             "responses": {"200": _text("Sitemap or sitemap index", sitemap.MEDIA_TYPE), **not_utf8,
-                          **too_long, "429": limited, "503": busy}}},
+                          **server_limits, "429": limited, "503": busy}}},
         "/sitemap-topics.xml": {"get": {
             "operationId": "sitemapTopics", "summary": "The topic pages (in /sitemap.xml itself while it is one file)",
-            "responses": {"200": _text("Sitemap", sitemap.MEDIA_TYPE), **not_utf8, **too_long, "429": limited,
+            "responses": {"200": _text("Sitemap", sitemap.MEDIA_TYPE), **not_utf8, **server_limits, "429": limited,
                           "503": busy}}},
         "/sitemap-papers.xml": {"get": {
             "operationId": "sitemapFile", "summary": "One file of the sitemap index",
             "parameters": query_parameters(lists.sitemap_model),
-            "responses": {"200": _text("Sitemap", sitemap.MEDIA_TYPE), "400": bad, **too_long, "429": limited,
+            "responses": {"200": _text("Sitemap", sitemap.MEDIA_TYPE), "400": bad, **server_limits, "429": limited,
                           "503": busy}}},
     }

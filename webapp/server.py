@@ -21,6 +21,12 @@ from gunicorn.http.errors import LimitRequestHeaders, LimitRequestLine
 from gunicorn.workers.base_async import AsyncWorker
 from gunicorn.workers.ggevent import GeventWorker
 
+# gunicorn's request limits (config/gunicorn.conf.py sets them from here; the OpenAPI document states them):
+# past them the request is answered 414 or 431 before the app sees it. The request line at gunicorn's maximum:
+# a 500-character Chinese query alone is 4.5 KB percent-encoded (gunicorn's default is 4094).
+LIMIT_REQUEST_LINE = 8190
+LIMIT_REQUEST_FIELDS = 100  # gunicorn's defaults, written down
+LIMIT_REQUEST_FIELD_SIZE = 8190
 HEAD_TIMEOUT = 10.0  # seconds for a request's head to come (and for a kept-alive connection's next one)
 IO_TIMEOUT = 20.0  # seconds one send or receive may go without completing before the connection is closed
 REASONS = {414: "URI Too Long", 431: "Request Header Fields Too Large"}

@@ -271,6 +271,38 @@ def test_language_switch_keeps_the_search_state(client):
     assert query(switch) == {"q": ["learning"], "area": ["Theory"], "page": ["1"], "size": ["25"], "lang": ["zh"]}
 
 
+def test_titles_and_snippets_carry_the_language_they_are_written_in(client):
+    """Issue 44.10: a Chinese title or snippet in the English UI is marked lang="zh", an English one in the Chinese UI
+    lang="en" (screen readers switch voice, browsers pick fonts); result cards (also on author and topic pages),
+    the paper page's heading and its similar papers."""
+    english_ui = client.get("/?q=大语言模型&lang=en").get_data(as_text=True)
+    card = english_ui.split('data-paper-id="zh-llm-retrieval"', 1)
+    assert len(card) == 2, "the Chinese paper is among the results"
+    title = card[0].rsplit('<h2 class="hit-title"', 1)[1]
+    assert title.startswith(' lang="zh"')
+    assert re.search(r'<p class="hit-snippet" lang="zh">[^<]*(<mark>)?[^<]*大', card[1])
+    chinese_ui = client.get("/?q=graph+neural+networks&lang=zh").get_data(as_text=True)
+    assert '<h2 class="hit-title" lang="en"><a href="/paper/gnn-molecules' in chinese_ui
+    assert '<p class="hit-snippet" lang="en">' in chinese_ui
+    paper = client.get("/paper/zh-llm-retrieval?lang=en").get_data(as_text=True)
+    assert '<h1 id="paper-title" lang="zh">' in paper
+    paper = client.get("/paper/gnn-molecules?lang=zh").get_data(as_text=True)
+    assert '<h1 id="paper-title" lang="en">' in paper
+    assert re.search(r'<ul class="similar-list">\s*<li>\s*<a href="/paper/[^"]+" lang="(en|zh)">', paper)
+
+
+def test_the_year_range_button_is_not_a_topic_name():
+    """Issue 44.10: in Chinese the range's button said 应用, the name of the Applications topic just above it."""
+    from papersearch.taxonomy import Taxonomy
+
+    taxonomy = Taxonomy.load()
+    topics = set(taxonomy.areas.values()) | set(taxonomy.subareas.values())
+    for lang in ("en", "zh"):
+        catalogue = json.loads((ROOT / "webapp" / "translations" / f"{lang}.json").read_text(encoding="utf-8"))
+        buttons = {catalogue["facet.range_apply"], catalogue["controls.apply"]}
+        assert not buttons & (topics | set(taxonomy.areas) | {sub for _, sub in taxonomy.subareas}), lang
+
+
 def test_every_template_string_is_translated():
     en = json.loads((ROOT / "webapp" / "translations" / "en.json").read_text(encoding="utf-8"))
     zh = json.loads((ROOT / "webapp" / "translations" / "zh.json").read_text(encoding="utf-8"))

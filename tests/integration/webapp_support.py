@@ -27,7 +27,7 @@ TOTAL = 43  # 40 sample papers + EXTRA
 
 def result_ids(html: str) -> list[str]:
     hits = html.split('<ol class="hits"', 1)[1].split("</ol>", 1)[0]
-    return re.findall(r'<h2 class="hit-title"><a href="/paper/([^"?]+)', hits)
+    return re.findall(r'<h2 class="hit-title"[^>]*><a href="/paper/([^"?]+)', hits)
 
 
 def text(html: str) -> str:

@@ -65,7 +65,8 @@ def compose_interpolations() -> set[str]:
 def test_extra_variables_are_really_read() -> None:
     for name, (source, _reason) in EXTRA_APP_VARIABLES.items():
         assert name in (ROOT / source).read_text(), f"{name} is whitelisted as read by {source}, which does not"
-    assert "PAPERSEARCH_BIND" in gunicorn_variables()
+    assert "PAPERSEARCH_WORKERS" in gunicorn_variables()
+    assert "PAPERSEARCH_BIND" in settings_variables()  # gunicorn.conf.py reads it through Settings
 
 
 @pytest.mark.parametrize("path", [COMPOSE, CLUSTER], ids=lambda p: p.name)

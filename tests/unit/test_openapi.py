@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import re
+import runpy
+from pathlib import Path
 
 from openapi_spec_validator import validate
 
@@ -66,11 +68,20 @@ def test_responses_come_from_the_models():
     assert refs and refs <= set(schemas)
 
 
-def test_every_operation_documents_the_servers_414():
+def test_every_operation_documents_the_servers_414_and_431(monkeypatch):
+    """gunicorn answers both before the app, whatever the path (webapp/server.py), with the limits its config
+    sets: the document names those numbers (a request line of exactly 8190 bytes passes, 8191 gets 414)."""
+    monkeypatch.setenv("PAPERSEARCH_METRICS", "off")  # the config makes no metrics directory
+    config = runpy.run_path(str(Path(__file__).resolve().parents[2] / "config" / "gunicorn.conf.py"))
     for path, item in DOC["paths"].items():
         for method, operation in item.items():
-            too_long = operation["responses"]["414"]["content"]["application/json"]["schema"]
-            assert too_long == {"$ref": "#/components/schemas/Error"}, (method, path)
+            for status in ("414", "431"):
+                answer = operation["responses"][status]
+                schema = answer["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/Error"}, (method, path, status)
+            assert f"longer than {config['limit_request_line']} bytes" in operation["responses"]["414"]["description"]
+            assert (f"More than {config['limit_request_fields']} header fields, or one longer than "
+                    f"{config['limit_request_field_size']} bytes") == operation["responses"]["431"]["description"]
 
 
 def test_the_414_body_is_our_error():

@@ -143,3 +143,24 @@ def test_a_token_is_valid_only_on_the_site_that_issued_it():
     token = a.issue(qid, "page", 0, ["p1"])
     assert a.verify(token) is not None and b.verify(token) is None
     assert a.mark(qid, 1, "p1") != b.mark(qid, 1, "p1")
+
+
+def test_a_beacon_this_site_never_signed_is_forbidden():
+    """Issue 44.11: a well-formed click whose query id another key signed is refused 403 (not the site's own), as
+    the OpenAPI document says; a real token for a position its search did not show stays a 400."""
+    from papersearch.index_definition import search_config
+    from webapp import openapi
+    from webapp.controllers.events import Recorder, UnknownQuery
+    from webapp.controllers.params import ParamError, RequestArgs
+
+    recorder = Recorder(None, QueryIds(KEY, "site"))
+    forged = QueryIds(b"f" * 32, "site").issue(querylog_schema.new_query_id(), "page", 0, PAPERS)
+    with pytest.raises(UnknownQuery) as refused:
+        recorder.beacon(f'{{"type":"click","query_id":"{forged}","position":1,"paper_id":"{PAPERS[0]}"}}'.encode())
+    assert refused.value.status == 403
+    real = QueryIds(KEY, "site").issue(querylog_schema.new_query_id(), "page", 0, PAPERS)
+    with pytest.raises(ParamError) as bad:
+        recorder.beacon(f'{{"type":"click","query_id":"{real}","position":99,"paper_id":"{PAPERS[0]}"}}'.encode())
+    assert bad.value.status == 400
+    responses = openapi.document(RequestArgs(search_config()))["paths"]["/api/events"]["post"]["responses"]
+    assert "never signed" in responses["403"]["description"]

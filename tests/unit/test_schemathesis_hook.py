@@ -60,3 +60,36 @@ def test_the_url_that_was_sent_is_what_counts():
     assert not valid_on_the_wire(too_long["area"], SCHEMAS["area"])
     assert not valid_on_the_wire(too_long["page"], SCHEMAS["page"])
     assert hooks.sent_query(_Sent(None)) is None and hooks.sent_query(object()) is None
+
+
+class _Param:
+    def __init__(self, name: str, schema: dict) -> None:
+        self.name, self.definition = name, {"schema": schema}
+
+
+_AUTHOR = openapi.document(RequestArgs(search_config()))["paths"]["/api/authors/{name}"]["get"]
+_AUTHOR_OPERATION = type("Operation", (), {
+    "path": "/api/authors/{name}",
+    "query": [_Param(p["name"], p["schema"]) for p in _AUTHOR["parameters"] if p["in"] == "query"],
+    "path_parameters": [_Param(p["name"], p["schema"]) for p in _AUTHOR["parameters"] if p["in"] == "path"],
+})()
+
+
+def _author_case(name: str, query: dict) -> object:
+    return type("Case", (), {"operation": _AUTHOR_OPERATION, "path_parameters": {"name": name}, "query": query})()
+
+
+def test_an_operation_with_a_path_is_judged_too():
+    """Issue 44.11: `/api/authors/{name}?venue=null` was reported as accepted negative data, because a case with
+    path parameters was never judged; `null` on the wire is a one-element list of venues, as on /api/search."""
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    failure = AcceptedNegativeData(operation="GET /api/authors/{name}", message="", status_code=200,
+                                   expected_statuses=["400"])
+    sent = _Sent("http://127.0.0.1:1/api/authors/Ada%20L%C3%B6velace?venue=null")
+    assert hooks.sent_path(sent, "/api/authors/{name}") == {"name": "Ada Lövelace"}
+    assert hooks.filter_failure(None, failure, _author_case("Ada", {"venue": None}), sent) is False  # dropped
+    too_long = _Sent("http://127.0.0.1:1/api/authors/" + "x" * 1000 + "?venue=null")
+    assert hooks.filter_failure(None, failure, _author_case("x" * 1000, {"venue": None}), too_long) is True
+    bad_query = _Sent("http://127.0.0.1:1/api/authors/Ada?year_from=x")
+    assert hooks.filter_failure(None, failure, _author_case("Ada", {"year_from": "x"}), bad_query) is True

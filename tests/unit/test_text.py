@@ -9,6 +9,7 @@ from papersearch.text import (
     first_sentence,
     fold_key,
     has_cjk,
+    language_of,
     normalize_text,
     shorten,
 )
@@ -44,6 +45,11 @@ def test_author_line_et_al_variants() -> None:
 def test_has_cjk_covers_han_kana_hangul_only() -> None:
     assert has_cjk("Transformer模型") and has_cjk("㐀") and has_cjk("カタカナ") and has_cjk("한국어")
     assert not has_cjk("Søren Hauberg, 2024 — α-divergence")
+
+
+def test_language_of_a_text_for_its_lang_attribute() -> None:
+    assert language_of("基于大语言模型的论文检索") == "zh" and language_of("Transformer <mark>模型</mark>") == "zh"
+    assert language_of("Graph <mark>neural</mark> networks") == "en" and language_of("") == "en"
 
 
 def test_first_sentence() -> None:

@@ -6,9 +6,10 @@ PAPERSEARCH_QUERY_LOG=off the counting stays and nothing is written. A beacon co
 the site served: JSON (415 otherwise), from the site's own pages (Sec-Fetch-Site, Origin when sent), with a
 query id the site signed less than a day ago (controllers/query_ids.py), a click at a position the search
 showed and for the paper it showed there, every field of its own type ("position": "1" is refused). Any
-other beacon is refused (400), counted in papersearch_events_rejected_total by reason, and never written or
-logged. A click is stored once per (query id, position), a retype once per search, however often either is sent
-(papersearch/querylog_schema.py); a retype from a search to itself or to an earlier one is refused.
+other beacon is refused (400; 403 when its query id is not one the site signed), counted in
+papersearch_events_rejected_total by reason, and never written or logged. A click is stored once per (query id,
+position), a retype once per search, however often either is sent (papersearch/querylog_schema.py); a retype
+from a search to itself or to an earlier one is refused.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ MAX_AGE_HOURS = MAX_AGE // 3600
 
 class WrongMediaType(ParamError):
     status = 415
+
+
+class UnknownQuery(ParamError):
+    """A beacon whose query id this site never signed: understood, and refused as not the site's own."""
+
+    status = 403
 
 
 class _Beacon(BaseModel):
@@ -137,8 +144,9 @@ class Recorder:
             issued = [self.query_ids.verify(token) for token in tokens]
         except Expired:
             raise _rejected("expired", f"the search is more than {MAX_AGE_HOURS} hours old") from None
-        if None in issued:
-            raise _rejected("unknown_query", "not a search this site served")
+        if None in issued:  # well-formed, but not this site's signature: forged, altered or another site's
+            metrics.EVENTS_REJECTED.labels("unknown_query").inc()
+            raise UnknownQuery("error.event_unknown_query")
         valid = typing.cast(list[Issued], issued)
         # A retype's previous search was served before this one (a token's time is when it was issued), and is
         # not the same one: a search cannot be retyped from itself or from a later search.

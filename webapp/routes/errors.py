@@ -19,7 +19,7 @@ log = logging.getLogger(__name__)
 
 JSON_PREFIXES = ("/api/", "/healthz", "/readyz", "/metrics")
 RETRY_AFTER_UNAVAILABLE = 5  # seconds; the webapp's Elasticsearch timeout is 2 s, a node restart takes longer
-CODES = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
+CODES = {400: "bad_request", 403: "forbidden", 404: "not_found", 405: "method_not_allowed", 408: "request_timeout",
          411: "length_required", 413: "content_too_large", 414: "uri_too_long", 415: "unsupported_media_type",
          429: "too_many_requests", 431: "headers_too_large", 500: "internal_error", 503: "unavailable"}
 
