@@ -21,6 +21,8 @@ from pathlib import Path
 
 from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
 
+from papersearch.role_index_names import lock_index
+
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL = 120.0
@@ -75,7 +77,7 @@ class LockBusy(RuntimeError):
 class BuildLock:
     def __init__(self, client: Elasticsearch, alias: str, ttl: float | None = None) -> None:
         self.client = client
-        self.index = f"{alias}_locks"
+        self.index = lock_index(alias)
         self.ttl = ttl if ttl is not None else float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
         self.taken_ns = time.time_ns()
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{self.taken_ns}"

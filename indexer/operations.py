@@ -14,6 +14,7 @@ from indexer.loader import LoadStats, load
 from indexer.prepare import Producer, start
 from indexer.rejects import RejectsWriter
 from papersearch import index_definition, querylog_schema
+from papersearch.role_index_names import lock_index
 from papersearch.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -133,8 +134,8 @@ def status(client: Elasticsearch, alias: str) -> dict:
     health = client.cluster.health()
     all_versions = versions.versions(client, alias)
     lock = None
-    if client.indices.exists(index=f"{alias}_locks"):
-        found = client.options(ignore_status=404).get(index=f"{alias}_locks", id="build")
+    if client.indices.exists(index=lock_index(alias)):
+        found = client.options(ignore_status=404).get(index=lock_index(alias), id="build")
         lock = found.get("_source") if found.get("found") else None
     live = versions.live_index(client, alias)
     shards = []

@@ -13,7 +13,7 @@ from elasticsearch import ApiError, Elasticsearch
 
 from indexer.loader import FLOOD_STAGE, WritesBlocked
 from papersearch import querylog_schema
-from papersearch.role_index_names import wildcard_of
+from papersearch.role_index_names import lock_index, wildcard_of
 from papersearch.settings import Settings
 
 _WRITE = {"all", "write", "index", "create", "create_doc", "create_index", "manage"}
@@ -60,7 +60,7 @@ def explain_refusal(exc: ApiError, settings: Settings, client: Elasticsearch) ->
     # The query log's pattern is where the webapp appends its log, never where papers go.
     writable = sorted({wildcard_of(n) for names, privs in held if _WRITE & set(privs) for n in names}
                       - {querylog_schema.INDEX_PATTERN})
-    needs = f"alias {alias!r} needs {alias}, {alias}-<timestamp> and {alias}_locks"
+    needs = f"alias {alias!r} needs {alias}, {alias}-<timestamp> and {lock_index(alias)}"
     if writable and not any(fnmatch.fnmatchcase(alias, pattern) for pattern in writable):
         why = (f"the indexer's role may write only indices matching {', '.join(writable)}, but {needs}. "
                "Use an alias that matches (PAPERSEARCH_ALIAS / --alias) or grant the role that pattern")

@@ -26,6 +26,19 @@ def without_query_log(pattern: str) -> str:
     return f"/{_wildcard_regex(pattern)}&~({_wildcard_regex(querylog_schema.INDEX_PATTERN)})/"
 
 
+LOCK_SUFFIX = "_locks"
+
+
+def lock_index(alias: str) -> str:
+    """The index holding an alias's build lock (indexer/build_lock.py); the web role may not read it."""
+    return alias + LOCK_SUFFIX
+
+
+def searchable(pattern: str) -> str:
+    """`without_query_log(pattern)` minus the build-lock indices too: what the web role may read (issue 45.6)."""
+    return without_query_log(pattern)[:-1] + f"&~(.*{_wildcard_regex(LOCK_SUFFIX)})/"
+
+
 def wildcard_of(name: str) -> str:
     """The wildcard pattern a role's index name stands for: `without_query_log`'s output read back; any
     other name as it is. For messages and matching an alias against what a role may write."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from elasticsearch import Elasticsearch
 
 from papersearch import credentials, querylog_schema
-from papersearch.role_index_names import without_query_log
+from papersearch.role_index_names import searchable, without_query_log
 
 READER_ROLE = "papersearch_reader"
 WRITER_ROLE = "papersearch_writer"
@@ -18,15 +18,17 @@ BACKUP_ROLE = "papersearch_backup"
 
 def role_bodies(index_patterns: list[str]) -> dict[str, dict]:
     papers = [without_query_log(p) for p in index_patterns]
+    readable = [searchable(p) for p in index_patterns]
     log = [querylog_schema.INDEX_PATTERN]
     return {
         # The webapp searches, counts and reads its alias's mapping and existence (view_index_metadata); it
-        # calls nothing cluster-wide, so no cluster privilege (no _nodes, no _tasks: issue 45.6). It appends
+        # calls nothing cluster-wide, so no cluster privilege (no _nodes, no _tasks: issue 45.6), and it
+        # neither reads nor lists (_resolve/index) the build-lock indices. It appends
         # to the query log: create_doc, and auto_configure so that a day's first document makes the day's
         # index from the indexer's template (strict mapping, fixed settings), never one of its own making.
         READER_ROLE: {
             "cluster": [],
-            "indices": [{"names": papers, "privileges": ["read", "view_index_metadata"]},
+            "indices": [{"names": readable, "privileges": ["read", "view_index_metadata"]},
                         {"names": log, "privileges": ["create_doc", "auto_configure"]}],
         },
         # The indexer creates versioned indices, writes, swaps aliases and deletes old versions; it reads

@@ -12,16 +12,16 @@ import pytest
 from indexer.querylog_admin import render
 from indexer.querylog_report import DayRow, QueryCount, Report, Retyped, parse_duration
 from papersearch import logs, querylog_schema
-from papersearch.role_index_names import wildcard_of, without_query_log
+from papersearch.role_index_names import searchable, wildcard_of, without_query_log
 from provisioning.roles import READER_ROLE, WRITER_ROLE, role_bodies
 
 
 def lucene_regex_matches(role_name: str, index: str) -> bool:
-    """Evaluate the `/A&~(B)/` role names we generate (A and B plain regexps) with Python's re."""
-    match = re.fullmatch(r"/(.*)&~\((.*)\)/", role_name)
+    """Evaluate the `/A&~(B)&~(C)…/` role names we generate (plain regexps) with Python's re."""
+    match = re.fullmatch(r"/(.*?)((?:&~\(.*?\))+)/", role_name)
     assert match, role_name
-    include, exclude = match.groups()
-    return bool(re.fullmatch(include, index)) and not re.fullmatch(exclude, index)
+    include, excludes = match.group(1), re.findall(r"&~\((.*?)\)", match.group(2))
+    return bool(re.fullmatch(include, index)) and not any(re.fullmatch(e, index) for e in excludes)
 
 
 def test_daily_index_names_round_trip_and_ignore_other_bases():
@@ -68,6 +68,15 @@ def test_papers_role_names_exclude_the_query_log():
         assert lucene_regex_matches(name, index), index
     for index in ("papersearch-querylog-2026.11.30", "papersearch-querylog-lab-2026.11.30", "other"):
         assert not lucene_regex_matches(name, index), index
+
+
+def test_the_web_role_reads_no_build_lock():
+    name = searchable("papers*")
+    for index in ("papers", "papers-20261130t101010", "paperstest_abc"):
+        assert lucene_regex_matches(name, index), index
+    for index in ("papers_locks", "paperstest_abc_locks", "papersearch-querylog-2026.11.30"):
+        assert not lucene_regex_matches(name, index), index
+    assert role_bodies(["papers*"])[READER_ROLE]["indices"][0]["names"] == [name]
 
 
 def test_roles_grant_the_query_log_only_what_each_side_needs():
