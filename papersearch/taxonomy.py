@@ -2,8 +2,8 @@
 
 Subarea names repeat across areas ("Theory" under Deep Learning, "Deep Learning" under Theory), so a
 subarea is always identified by the pair (area, subarea). Names are matched by their folded form
-(`fold_topic`: case, punctuation, Oxford comma, "&" for "and") or by an alias listed in the taxonomy,
-and returned in their canonical spelling. "Area · Subarea" may come as one string with any of the
+(`fold_topic`: case, punctuation, Oxford comma, "&" for "and"), by an alias listed in the taxonomy or by
+their Chinese label, and returned in their canonical spelling. "Area · Subarea" may come as one string with any of the
 separators sources use (`·`, `->`, `>`, `/`). Unknown topics are not an error: callers keep them and
 `Taxonomy.unknown` counts them for the end-of-run report.
 """
@@ -30,9 +30,10 @@ _WORD = re.compile(r"\w+")
 
 def fold_topic(name: str | None) -> str:
     """The key two spellings of one topic name share: case, punctuation (so the Oxford comma, hyphens and
-    slashes), "&" versus "and" and spacing do not matter. "Accountability, Transparency and
-    Interpretability" and "accountability, transparency, & interpretability" fold alike."""
-    text = normalize_text(name).casefold().replace("&", " and ")
+    slashes, underscores), "&" versus "and" and spacing do not matter. "Accountability, Transparency and
+    Interpretability" and "accountability, transparency, & interpretability" fold alike, "deep_learning" and
+    "Deep Learning" too."""
+    text = normalize_text(name).casefold().replace("&", " and ").replace("_", " ")
     return " ".join(_WORD.findall(text))
 
 
@@ -78,13 +79,14 @@ class Taxonomy:
     subarea_aliases: dict[tuple[str, str], list[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        # Every name of a topic (its own, its aliases, its Chinese label) -> the topic: the one name lookup.
         self._area_key: dict[str, str] = {}
-        for area in self.areas:
-            for name in (area, *self.area_aliases.get(area, [])):
+        for area, area_zh in self.areas.items():
+            for name in (area, area_zh, *self.area_aliases.get(area, [])):
                 self._area_key[fold_topic(name)] = area
         self._sub_key: dict[tuple[str, str], tuple[str, str]] = {}
-        for area, sub in self.subareas:
-            for name in (sub, *self.subarea_aliases.get((area, sub), [])):
+        for (area, sub), sub_zh in self.subareas.items():
+            for name in (sub, sub_zh, *self.subarea_aliases.get((area, sub), [])):
                 self._sub_key[(area, fold_topic(name))] = (area, sub)
 
     # --- loading -----------------------------------------------------------------------------------

@@ -61,11 +61,18 @@ class SearchParams(BaseModel):
         return max_window
 
     def is_too_deep(self, max_window: int) -> bool:
-        """Beyond Elasticsearch's result window: totals and facets only, no hits."""
+        """Beyond Elasticsearch's result window: the request asks for totals and facets only, no hits."""
         return self.page * self.size > max_window
 
     def page_count(self, total: int, max_window: int) -> int:
-        return math.ceil(min(total, max_window) / self.size)
+        """The last page: of the results, or the last whole page inside the window when there are more."""
+        return math.ceil(total / self.size) if total <= max_window else max_window // self.size
+
+    def too_deep_for(self, total: int, max_window: int, total_is_exact: bool = True) -> bool:
+        """Beyond the window where there are results (a lower-bound total may have more): "only the first
+        10,000 can be paged". A page beyond the results themselves is past the last page instead
+        (SearchResult.past_last_page), however deep."""
+        return self.is_too_deep(max_window) and (self.offset < total or not total_is_exact)
 
 
 class Hit(BaseModel):
@@ -186,7 +193,7 @@ class SearchResult(BaseModel):
     partial_match: PartialMatch | None = None
     expansions: list[Expansion] = []  # what was searched besides the words as typed (empty with xl=0)
     page_count: int
-    too_deep: bool = False  # page * size beyond the result window: no hits, a friendly message
+    too_deep: bool = False  # beyond the result window among results (SearchParams.too_deep_for): no hits
     # What ran besides the query as typed and changed what is shown: "relaxed" (the relaxation ladder's
     # request, typo-tolerant on unknown words), "did_you_mean" (a correction offered), "corrected" (the
     # results are the corrected query's, showing_for); the concept
@@ -199,8 +206,8 @@ class SearchResult(BaseModel):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def past_last_page(self) -> bool:
-        """A page after the last one that has results (within the window): no hits, though the search has
-        some; `page_count` is the last page (the API's Link header and the page link to it)."""
+        """A page after the last one, however deep, when the search has results: no hits; `page_count` is the
+        last page (the API's Link header and the pages' link to it, _past_last_page.html)."""
         return not self.too_deep and not self.hits and self.total > 0 and self.params.page > self.page_count
 
 

@@ -77,6 +77,15 @@ def test_fewer_papers_than_pages_are_counted_exactly_with_exact_facets(large, sm
     assert "random_sampler" not in str(requests[-1][1])
 
 
+def test_too_deep_only_beyond_the_window_where_there_are_results(large):
+    """Issue 44.6: past the window among more results than pages, "only the first N can be paged"; past the
+    results themselves, however deep, the last page is named instead."""
+    deep = large.search(SearchParams(page=WINDOW // 10 + 1, size=10))  # 40 papers: some are there
+    assert (deep.too_deep, deep.past_last_page, deep.hits, deep.page_count) == (True, False, [], WINDOW // 10)
+    few = large.search(SearchParams(q="diffusion", page=WINDOW // 10 + 1, size=10))  # all on the first page
+    assert few.total < 10 and (few.too_deep, few.past_last_page, few.page_count) == (False, True, 1)
+
+
 def test_filters_apply_to_the_hits_and_stay_disjunctive_in_the_facets(large, small):
     params = SearchParams(areas=["Deep Learning"])
     result = large.search(params)

@@ -214,6 +214,64 @@ def test_a_topic_address_is_its_slugs_and_unknown_topics_are_404(client):
         assert client.get(missing).status_code == 404, missing
 
 
+def test_a_topic_is_found_by_its_chinese_name_any_slug_form_and_a_trailing_slash(client):
+    """Issue 44.6: every other form of a topic's address redirects (308) to its slugs, the language kept."""
+    area = "/topic/deep-learning"
+    others = {"/topic/深度学习": area, "/topic/deep_learning": area, "/topic/Deep-Learning": area,
+              "/topic/deep-learning/": area, "/topic/深度学习/大语言模型": LLM,
+              "/topic/deep_learning/large_language_models/": LLM, f"{LLM}/": LLM}
+    for other, canonical in others.items():
+        moved = client.get(quote(other) + "?lang=zh")
+        assert (moved.status_code, moved.headers.get("Location")) == (308, f"http://localhost{canonical}?lang=zh")
+    missing = client.get("/topic/knitting?lang=en")
+    assert missing.status_code == 404
+    doc = html.fromstring(missing.get_data(as_text=True))
+    assert "No topic is called “knitting”" in doc.xpath("string(//div[@class='error-page'])")
+    assert doc.xpath("//nav[@class='browse-topics']//a/@href") == [
+        "/topic/deep-learning?lang=en", "/topic/optimization?lang=en", "/topic/reinforcement-learning?lang=en"]
+    empty = html.fromstring(client.get("/topic/theory?lang=zh").get_data(as_text=True))  # known, no papers
+    assert "“理论”主题下暂无论文" in empty.xpath("string(//div[@class='error-page'])")
+    assert len(empty.xpath("//nav[@class='browse-topics']//a")) == 3
+
+
+def topic_pages(doc) -> dict[str, str]:
+    """The links of a page to topic pages: their text for screen readers → their address (the language aside)."""
+    return {" ".join("".join(a.xpath(".//text()[not(ancestor::*[@aria-hidden])]")).split()): a.get("href").split("?")[0]
+            for a in doc.xpath("//a[starts-with(@href, '/topic/')]")}
+
+
+def test_home_results_paper_and_author_pages_link_to_topic_pages(client):
+    """Issue 44.6: topics are browsable from the home page (with counts), and each topic chip of a result card
+    or a paper page keeps filtering, a link beside it opening the topic's page."""
+    home = page(client, "/?lang=en")
+    browse = {" ".join(a.text_content().split()): a.get("href")
+              for a in home.xpath("//nav[@class='browse-topics']//a")}
+    assert browse == {"Deep Learning 11 (11 papers)": "/topic/deep-learning?lang=en",
+                      "Optimization 4 (4 papers)": "/topic/optimization?lang=en",
+                      "Reinforcement Learning 1 (1 paper)": "/topic/reinforcement-learning?lang=en"}
+    results = page(client, "/?q=molecules&lang=en")
+    assert topic_pages(results) == {"Topic page: Deep Learning": "/topic/deep-learning",
+                                    "Topic page: Graph Neural Networks": "/topic/deep-learning/graph-neural-networks"}
+    chips = {a.text: a.get("href") for a in results.xpath("//a[contains(@class, 'chip')]")}
+    assert parse_qs(urlsplit(chips["Deep Learning"]).query)["area"] == ["Deep Learning"]  # the chip still filters
+    paper = page(client, "/paper/llm-2024?lang=zh")
+    assert topic_pages(paper) == {"主题页：深度学习": "/topic/deep-learning", "主题页：大语言模型": LLM}
+    author = page(client, "/author/Thomas%20Muller?lang=en")
+    assert set(topic_pages(author).values()) == {"/topic/deep-learning", LLM,
+                                                 "/topic/deep-learning/generative-models-and-autoencoders"}
+
+
+def test_an_author_page_far_past_its_end_says_so_and_links_its_last_page(client):
+    doc = page(client, "/author/Thomas%20Muller?page=500&lang=en")
+    assert "None of these papers match" not in doc.text_content() and "4 papers" in doc.text_content()
+    [notice] = doc.xpath("//div[@class='notice']")
+    assert "Page 500 is past the last page (1)." in notice.text_content()
+    [last] = notice.xpath(".//a[@rel='last']")
+    assert last.get("href") == "/author/Thomas%20Muller?lang=en"
+    data = client.get("/api/authors/Thomas%20Muller?page=500").get_json()["result"]
+    assert (data["past_last_page"], data["too_deep"], data["page_count"]) == (True, False, 1)
+
+
 def test_the_sitemap_lists_topic_pages_with_their_newest_day(app, client):
     doc = etree.fromstring(client.get("/sitemap.xml").data)
     assert xsd("sitemap.xsd").validate(doc), xsd("sitemap.xsd").error_log

@@ -227,6 +227,17 @@ def test_authors_complete_by_any_part_of_the_name_folded(client, prefix, names):
     assert all(s["url"].startswith('/author/') for s in found if s["kind"] == "author")  # their page
 
 
+def test_an_untitled_record_is_marked_on_its_result_card_as_on_its_page(client):
+    """Issue 44.6: the card's heading is the abstract's start; it says so, in the reader's language."""
+    for lang, mark in (("en", "Untitled:"), ("zh", "无标题：")):
+        results = html.fromstring(client.get(f"/?q=hopper&lang={lang}").get_data(as_text=True))
+        [heading] = results.xpath("//h2[@class='hit-title']/a")
+        assert heading.xpath("string(span[@class='untitled'])") == mark
+        assert heading.text_content() == f"{mark} We study records without titles."
+    titled = html.fromstring(client.get("/?q=stellarator").get_data(as_text=True))
+    assert titled.xpath("//h2[@class='hit-title']") and not titled.xpath("//*[@class='untitled']")
+
+
 # --- past the last page ---------------------------------------------------------------------------------------
 
 
@@ -240,7 +251,7 @@ def test_past_the_last_page_says_so_and_links_the_last_one(client):
     assert len(there["hits"]) == 5 and there["past_last_page"] is False and "Link" not in client.get(last).headers
     page = html.fromstring(client.get("/?q=stellarator&page=7&lang=en").get_data(as_text=True))
     [notice] = page.xpath("//div[@class='notice']")
-    assert "page 7 is past the last one" in notice.xpath("string(.)")
+    assert "Page 7 is past the last page (3)." in notice.xpath("string(.)")
     [link] = notice.xpath(".//a[@rel='last']")
     assert link.get("href") == "/?q=stellarator&page=3&lang=en"
     assert len(html.fromstring(client.get(link.get("href")).get_data(as_text=True)).xpath("//li[@class='hit']")) == 5

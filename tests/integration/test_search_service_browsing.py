@@ -125,8 +125,8 @@ def test_pagination_and_too_deep(service):
     assert first.page_count == -(-first.total // 10)
     last = search(service, page=first.page_count, size=10)
     assert len(last.hits) == first.total - 10 * (first.page_count - 1)
-    deep = search(service, page=1001, size=10)
-    assert deep.too_deep and deep.hits == [] and deep.total == first.total
+    deep = search(service, page=1001, size=10)  # beyond the window, and beyond the results: past the last page
+    assert deep.past_last_page and not deep.too_deep and deep.hits == [] and deep.total == first.total
     assert deep.facets  # facets still there, for narrowing down
 
 

@@ -122,10 +122,11 @@ def test_bad_parameter_message_in_chinese(client):
     assert r.status_code == 400 and "页码须在 1 到 10000 之间" in r.get_data(as_text=True)
 
 
-def test_the_deepest_page_is_too_deep_not_an_error(client):
-    """Pages up to the window's end answer (no hits beyond it, a friendly note); only beyond is a 400."""
+def test_the_deepest_page_is_past_the_last_page_not_an_error(client):
+    """Pages up to the window's end answer (no hits beyond the results, a friendly note); only beyond is a 400."""
     r, data = api(client, "/api/search?page=10000")
-    assert r.status_code == 200 and data["too_deep"] is True and data["hits"] == []
+    assert r.status_code == 200 and data["hits"] == []
+    assert (data["too_deep"], data["past_last_page"]) == (False, True)  # too deep only where there are results
     assert client.get("/?page=10000").status_code == 200
 
 

@@ -148,10 +148,18 @@ def test_a_corrected_query_says_so_and_links_to_the_words_as_typed(client):
     assert client.get("/api/search?q=x&spell=maybe").status_code == 400
 
 
-def test_too_deep_is_a_friendly_message(client):
-    r = client.get("/?page=1001&size=10")
-    assert r.status_code == 200
-    assert "That page is too far back" in r.get_data(as_text=True)
+def test_far_past_the_last_page_says_so_and_links_the_last_page(client):
+    """Issue 44.6: page 9999 of a few pages is past the last page, not "only the first 10,000 can be paged"."""
+    _, data = api(client, "/api/search?q=diffusion&page=9999")
+    assert (data["past_last_page"], data["too_deep"], data["hits"]) == (True, False, [])
+    for lang, says in (("en", "Page 9,999 is past the last page"), ("zh", "第 9,999 页已超出最后一页")):
+        r = client.get(f"/?q=diffusion&page=9999&lang={lang}")
+        html = r.get_data(as_text=True)
+        assert r.status_code == 200 and says in text(html) and "10,000" not in text(html)
+    last = next(a["href"] for a in parse(html).links if a.get("rel") == "last")
+    assert query(last) == {"q": ["diffusion"], "lang": ["zh"]} | (
+        {"page": [str(data["page_count"])]} if data["page_count"] > 1 else {})
+    assert result_ids(client.get(last).get_data(as_text=True))
 
 
 # --- facets ---------------------------------------------------------------------------------------

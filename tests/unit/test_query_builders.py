@@ -7,7 +7,7 @@ import pytest
 
 from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
-from webapp.domain import SearchParams
+from webapp.domain import SearchParams, SearchResult
 from webapp.services import clauses as wq
 from webapp.services import completion, plan, render
 from webapp.services import facet_queries as fq
@@ -298,6 +298,22 @@ def test_page_count_stops_at_the_result_window():
     assert SearchParams(size=10).page_count(0, window) == 0
     assert SearchParams(size=25).page_count(10 * window, window) == window // 25
     assert SearchParams(page=3, size=25).offset == 50
+
+
+def test_too_deep_only_where_there_are_results_beyond_the_window_else_past_the_last_page():
+    """Issue 44.6: page 9999 of 690 results is past the last page (69), not "only the first 10,000 can be paged"."""
+    window = CONFIG["max_result_window"]
+    deep = SearchParams(q="diffusion", page=9999, size=10)
+    assert deep.is_too_deep(window) and not deep.too_deep_for(690, window)  # no results there
+    result = SearchResult(params=deep, total=690, took_ms=1, hits=[], facets=[],
+                          page_count=deep.page_count(690, window), too_deep=deep.too_deep_for(690, window))
+    assert (result.page_count, result.too_deep, result.past_last_page) == (69, False, True)
+    beyond = SearchParams(page=window // 10 + 1, size=10)
+    assert beyond.too_deep_for(window + 50, window) and beyond.too_deep_for(window, window, total_is_exact=False)
+    assert not SearchParams(page=window // 10, size=10).too_deep_for(window + 50, window)  # the last page
+    # The last page holds whole pages only, so it is never itself beyond the window (size 7: 1428 pages, not 1429).
+    last = SearchParams(size=7).page_count(window + 50, window)
+    assert last == window // 7 and not SearchParams(page=last, size=7).is_too_deep(window)
 
 
 def test_pagination_and_exact_totals():

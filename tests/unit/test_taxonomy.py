@@ -239,3 +239,17 @@ def test_prose_with_a_slash_after_an_area_is_no_topic_line(taxonomy: Taxonomy) -
     assert taxonomy.parse_topic_line("Theory/practice gaps are common in deep learning.") is None
     assert taxonomy.parse_topic_line("Optimization > 0 holds for every step") is None
     assert taxonomy.parse_topic_line("Theory · Knitting") == Topic("Theory", "Knitting")
+
+
+def test_a_topic_is_found_by_its_chinese_label_and_by_a_slug_in_any_form(taxonomy: Taxonomy) -> None:
+    """Issue 44.6: /topic/深度学习 and /topic/deep_learning name a topic (the page redirects to its slugs)."""
+    assert taxonomy.canonical("深度学习") == Topic("Deep Learning")
+    assert taxonomy.canonical("深度学习", "大语言模型") == Topic("Deep Learning", "Large Language Models")
+    assert taxonomy.canonical("深度学习 · 大语言模型") == Topic("Deep Learning", "Large Language Models")
+    assert taxonomy.canonical("Deep Learning", "理论") == Topic("Deep Learning", "Theory")
+    assert taxonomy.canonical("理论", "深度学习") == Topic("Theory", "Deep Learning")  # each label in its own area
+    for slug in ("deep_learning", "DEEP-LEARNING", "Deep_Learning"):
+        assert taxonomy.canonical(slug) == Topic("Deep Learning"), slug
+    assert taxonomy.canonical("deep_learning", "large_language_models") == Topic("Deep Learning",
+                                                                                "Large Language Models")
+    assert taxonomy.canonical("深度") is None and taxonomy.canonical("Deep Learning", "大语言") is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
 
+from papersearch.taxonomy import TOPIC_SEPARATOR
 from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
@@ -77,21 +78,30 @@ def author(name: str):
                            canonical_url=external_url("ui.author", name=found.name)), status
 
 
-@blueprint.get("/topic/<area>")
-@blueprint.get("/topic/<area>/<subarea>")
+@blueprint.get("/topic/<area>", strict_slashes=False)
+@blueprint.get("/topic/<area>/<subarea>", strict_slashes=False)
 def topic(area: str, subarea: str | None = None):
-    """A topic's page; any other spelling of it redirects to its address (the slugs)."""
+    """A topic's page; any other spelling of it (a slug's other forms, its Chinese label, a trailing slash)
+    redirects to its address (the slugs)."""
     found = profile_controller.topic_of(profiles(), area, subarea)
     if found is None:
-        abort(404)
+        return no_topic_page("topic.unknown", f"{area}{TOPIC_SEPARATOR}{subarea}" if subarea else area)
     slugs = topic_slugs(found.area, found.subarea)
-    if (area, subarea) != (slugs["area"], slugs.get("subarea")):
+    if (area, subarea) != (slugs["area"], slugs.get("subarea")) or request.path.endswith("/"):
         return redirect(absolute(url_for("ui.topic", **slugs, lang=i18n.requested_lang())), 308)
     page, status = profile_controller.topic(profiles(), found)
     if page is None:
-        abort(404)
+        zh = i18n.current() == "zh" and topic_label(found.area, found.subarea)
+        return no_topic_page("topic.no_papers", zh or found.subarea or found.area)
     config = search_config()
     browse = SearchParams(areas=[] if found.subarea else [found.area], subareas=[found.path] if found.subarea else [])
     links = SearchLinks(url_for("ui.search"), browse, config, i18n.requested_lang())
     return render_template("topic.html", topic=page, links=links, config=config,
                            canonical_url=external_url("ui.topic", **slugs)), status
+
+
+def no_topic_page(key: str, name: str):
+    """404 for a topic the taxonomy does not know, or one without papers: said, with the topics that have a page."""
+    topics, _ = profile_controller.topics(profiles())
+    return render_template("error.html", status=404, title=i18n.t("error.title.404"), message=i18n.t(key, name=name),
+                           topics=[t for t, _ in topics if not t.subarea]), 404

@@ -116,12 +116,13 @@ class ProfileService:
         return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
-        total = answer["hits"]["total"]["value"]
-        window = self.config["max_result_window"]
+        counted = answer["hits"]["total"]
+        total, window = counted["value"], self.config["max_result_window"]
         return SearchResult(params=params, total=total, took_ms=answer.get("took", 0),
                             hits=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
                             facets=facets(answer.get("aggregations", {}), params, self.config, self.labels),
-                            page_count=params.page_count(total, window), too_deep=params.is_too_deep(window))
+                            page_count=params.page_count(total, window),
+                            too_deep=params.too_deep_for(total, window, counted["relation"] == "eq"))
 
     # --- topics --------------------------------------------------------------------------------------
 

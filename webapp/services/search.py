@@ -119,7 +119,7 @@ class SearchService(PaperLookups):
         facets_request = s.facets(shown, total["relation"] == "eq")
         aggregations = send.facets(facets_request) if facets_request else response.get("aggregations", {})
         window = self.config["max_result_window"]
-        too_deep = params.is_too_deep(window)
+        too_deep = params.too_deep_for(total["value"], window, total["relation"] == "eq")
         return SearchResult(
             params=params,
             total=total["value"],
