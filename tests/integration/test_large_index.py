@@ -11,7 +11,7 @@ import copy
 
 import pytest
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService

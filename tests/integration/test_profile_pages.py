@@ -13,7 +13,7 @@ import pytest
 from consumers import valid_atom, xsd
 from lxml import etree, html
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService

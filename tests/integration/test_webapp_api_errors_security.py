@@ -24,7 +24,7 @@ from limits.errors import ConfigurationError
 from support import free_port
 from webapp_support import TOTAL, api, result_ids, text
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from papersearch.settings import Settings
 from webapp import REQUEST_TIMEOUT, create_app
 from webapp.services.search import SearchService

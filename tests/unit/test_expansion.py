@@ -8,7 +8,7 @@ import bodies
 import pytest
 
 from papersearch.concepts import ConceptMatcher, load
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp.services import clauses as wq
 from webapp.services import expansion as xp
 from webapp.services import text_clauses

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from recorded_requests import RecordingClient, World
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp.services.search import SearchService, SearchUnavailable
 
 

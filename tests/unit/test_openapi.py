@@ -9,7 +9,7 @@ from pathlib import Path
 
 from openapi_spec_validator import validate
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp import openapi
 from webapp.controllers.params import SUBAREA_PATTERN, RequestArgs
 

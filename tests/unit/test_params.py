@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp.controllers.params import MAX_FILTER_LENGTH, MAX_FILTER_VALUES, ParamError, RequestArgs
 
 CONFIG = search_config()

@@ -9,7 +9,7 @@ import bodies
 import pytest
 
 from papersearch import concepts
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import expansion as xp

@@ -7,14 +7,14 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from papersearch.author_keys import author_key, author_keys
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from papersearch.taxonomy import Taxonomy, Topic, topic_slug
 from webapp.domain import Facet, FacetRange, SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import plan, render
 from webapp.services import profile_queries as pq
 from webapp.services.author_groups import paper_groups, several_people
-from webapp.services.facets import bars
+from webapp.services.facet_kinds import bars
 from webapp.services.query_parser import parse_query
 from webapp.views.facets import chart
 from webapp.views.links import SearchLinks

@@ -5,7 +5,7 @@ import json
 import bodies
 import pytest
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
 from webapp.services import clauses as wq

@@ -126,7 +126,7 @@ def test_json_log_lines(capsys):
 
 
 def test_openapi_declares_the_beacons_and_metrics():
-    from papersearch.index_definition import search_config
+    from webapp.services.search_settings import search_config
     from webapp import openapi
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import TOKEN_PATTERN

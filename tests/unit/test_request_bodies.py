@@ -17,7 +17,7 @@ import pytest
 from syrupy.extensions.json import JSONSnapshotExtension
 from werkzeug.datastructures import MultiDict
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from papersearch.taxonomy import Topic
 from tests.unit.recorded_requests import RecordingClient, World
 from webapp.controllers.params import RequestArgs

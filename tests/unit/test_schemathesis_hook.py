@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 from webapp import openapi
 from webapp.controllers.params import RequestArgs
 
