@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
 
 M = TypeVar("M", bound=BaseModel)
 Number = int | float  # smart union: 6 stays 6 and 0.5 stays 0.5, so request bodies keep the file's numbers
@@ -275,16 +276,17 @@ class ConfigError(ValueError):
     """config/index.json is not what the code reads: which keys, and what is wrong with each."""
 
 
-def key_path(data: Any, loc: tuple[str | int, ...]) -> list[str]:
+def key_path(data: Any, error: ErrorDetails) -> list[str]:
     """A pydantic error's location as the keys of the file: without the union tags pydantic puts in between
-    ("facets.1.terms.size" is the file's facets.1.size)."""
+    ("facets.1.terms.size" is the file's facets.1.size), and a facet's unknown type at its "type"."""
     path: list[str] = []
+    loc = error["loc"]
     for i, part in enumerate(loc):
-        if isinstance(data, dict) and part not in data and i < len(loc) - 1:
+        if isinstance(data, dict) and part not in data and not (i == len(loc) - 1 and error["type"] == "missing"):
             continue  # a tag, not a key
         path.append(str(part))
         data = data[part] if isinstance(data, dict | list) and _has(data, part) else None
-    return path
+    return [*path, "type"] if error["type"] == "union_tag_invalid" else path
 
 
 def _has(data: dict[str, Any] | list[Any], part: str | int) -> bool:
@@ -296,5 +298,5 @@ def validated(model: type[M], section: dict[str, Any], where: str = "search") ->
     try:
         return model.model_validate(section)
     except ValidationError as exc:
-        problems = [f"{'.'.join([where, *key_path(section, e['loc'])])}: {e['msg']}" for e in exc.errors()]
+        problems = [f"{'.'.join([where, *key_path(section, e)])}: {e['msg']}" for e in exc.errors()]
         raise ConfigError("config/index.json: " + "; ".join(problems)) from None
