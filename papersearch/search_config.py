@@ -131,6 +131,9 @@ class HierarchyFacetConfig(FacetBase):
     type: Literal["hierarchy"]
     levels: Annotated[list[Level], Field(min_length=2, max_length=2)]
 
+    def params(self) -> list[str]:
+        return [level.param for level in self.levels]
+
 
 class IntegerLimits(Section):
     min: int
@@ -160,6 +163,10 @@ class TermsFacetConfig(FacetBase):
     integer: IntegerLimits | None = None
     range: RangeParams | None = None
     histogram: HistogramConfig | None = None
+
+    def params(self) -> list[str]:
+        """The URL parameters of its values and bounds."""
+        return [self.param, *([self.range.from_, self.range.to] if self.range else [])]
 
     @model_validator(mode="after")
     def _range_needs_integers(self) -> TermsFacetConfig:
@@ -261,15 +268,10 @@ class SearchConfig(Section):
         names = [f.name for f in self.facets]
         if len(set(names)) < len(names):
             raise ValueError(f"facet names repeat: {names}")
+        params = [p for f in self.facets for p in f.params()]
+        if len(set(params)) < len(params):
+            raise ValueError(f"facets' URL parameters repeat: {params}")
         return self
-
-    def facet(self, name: str) -> FacetConfig:
-        return next(f for f in self.facets if f.name == name)
-
-    @property
-    def terms_facets(self) -> list[Any]:
-        """The facets whose values are one field's values (venue, year), in config order."""
-        return [f for f in self.facets if isinstance(f, TermsFacetConfig)]
 
 
 class ConfigError(ValueError):

@@ -60,6 +60,7 @@ def _rename(section: dict, old: str, new: str) -> None:
     (lambda s: s["facets"][2].pop("integer"), ["search.facets.2: Value error, facet 'year' has a range"]),
     (lambda s: s.update(default_sort="newest"), ["default_sort 'newest' is none of the sorts"]),
     (lambda s: s.pop("similar"), ["search.similar: Field required"]),
+    (lambda s: s["facets"][1].update(param="year_from"), ["facets' URL parameters repeat"]),
 ])
 def test_a_wrong_config_fails_when_the_app_starts_naming_the_key(config_copy, edit, named) -> None:
     config_copy(edit)

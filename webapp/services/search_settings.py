@@ -24,7 +24,7 @@ class WebSearchConfig(SearchConfig):
             raise ValueError("facets: one hierarchy facet, named topic, is needed")
         return self
 
-    def facet(self, name: str) -> FacetKind:  # type: ignore[override]
+    def facet(self, name: str) -> FacetKind:
         return next(f for f in self.facets if f.name == name)
 
     @property
@@ -34,6 +34,7 @@ class WebSearchConfig(SearchConfig):
 
     @property
     def terms_facets(self) -> list[TermsFacet]:
+        """The facets whose values are one field's values (venue, year), in config order."""
         return [f for f in self.facets if isinstance(f, TermsFacet)]
 
 
