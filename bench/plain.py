@@ -12,6 +12,7 @@ from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services.es_query import Query
 from webapp.services.query_parser import ParsedQuery
+from webapp.services.search_settings import WebSearchConfig
 
 PLAIN_FIELDS = ["title", "abstract", "authors", "title_zh", "abstract_zh"]
 FIELD_OF = {"title": ["title", "title_zh"], "abstract": ["abstract", "abstract_zh"], "author": ["authors"],
@@ -42,15 +43,15 @@ def plain_query(parsed: ParsedQuery) -> Query:
     return {"bool": {"must": must or [{"match_all": {}}], "must_not": must_not}}
 
 
-def plain_body(parsed: ParsedQuery, params: SearchParams, config: dict) -> Query:
+def plain_body(parsed: ParsedQuery, params: SearchParams, config: WebSearchConfig) -> Query:
     """The plain request for one results page: our facets (config/index.json, the webapp's own facet
     functions), post_filter, sort and page, with exact totals."""
     filters = fq.facet_filters(params, config)
-    too_deep = params.is_too_deep(config["max_result_window"])
+    too_deep = params.is_too_deep(config.max_result_window)
     body: Query = {
         "query": plain_query(parsed),
         "aggs": fq.aggregations(config, filters),
-        "sort": config["sorts"][params.sort],
+        "sort": config.sorts[params.sort],
         "track_total_hits": True,
         "from": 0 if too_deep else params.offset,
         "size": 0 if too_deep else params.size,

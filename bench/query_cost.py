@@ -111,8 +111,8 @@ class Replayer:
 def plain_requests(alias: str, params: dict[str, Any]) -> list[Request]:
     from bench.plain import plain_body
     from bench.search_mix import parsed_params
-    from papersearch.index_definition import search_config
     from webapp.services.query_parser import parse_query
+    from webapp.services.search_settings import search_config
 
     p = parsed_params(params)
     return [Request("POST", f"/{alias}/_search", plain_body(parse_query(p.q), p, search_config()))]

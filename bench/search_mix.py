@@ -50,9 +50,9 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
     """A page's body SearchService.search sends for these URL parameters, without concept expansions (the
     service's own plan and renderer)."""
-    from papersearch.index_definition import search_config
     from webapp.services import plan, render
     from webapp.services.query_parser import parse_query
+    from webapp.services.search_settings import search_config
 
     search, config = parsed_params(params, api=False), search_config()
     s = plan.Search(parse_query(search.q), search, config)
@@ -63,8 +63,8 @@ def parsed_params(params: dict[str, Any], api: bool = True) -> Any:
     """SearchParams for these URL parameters, as the controller makes them (controllers/params.py)."""
     from werkzeug.datastructures import MultiDict
 
-    from papersearch.index_definition import search_config
     from webapp.controllers.params import RequestArgs
+    from webapp.services.search_settings import search_config
 
     args = MultiDict([(k, v) for k, vs in params.items() for v in (vs if isinstance(vs, list) else [vs])])
     return RequestArgs(search_config()).search(args, api=api)

@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Literal
 
 from papersearch.paths import config_dir
+from papersearch.search_config import SearchConfig, validated
 
 if TYPE_CHECKING:  # only a type here; the indexer's producer reads this file without the client
     from elasticsearch import Elasticsearch
@@ -23,13 +24,10 @@ def load() -> dict[str, Any]:
     return json.loads((config_dir() / "index.json").read_text(encoding="utf-8"))
 
 
-def search_config() -> dict[str, Any]:
-    return load()["search"]
-
-
-def terms_facets(search: dict[str, Any]) -> list[dict[str, Any]]:
-    """The facets of search settings whose values are one field's values (venue, year), in config order."""
-    return [f for f in search["facets"] if f["type"] == "terms"]
+@lru_cache(maxsize=1)
+def search_config() -> SearchConfig:
+    """The search settings, validated (papersearch/search_config.py): a wrong key fails here, named."""
+    return validated(SearchConfig, load()["search"])
 
 
 def concepts_config() -> dict[str, Any]:
@@ -70,7 +68,7 @@ def index_body(profile: Profile, shards: int = 1, replicas: int = 0) -> dict[str
         "settings": {
             "number_of_shards": shards,
             "number_of_replicas": replicas,
-            "max_result_window": definition["search"]["max_result_window"],
+            "max_result_window": search_config().max_result_window,
             "analysis": analysis,
         },
         # _meta records the profile so that `status` and the webapp can tell how an index was analysed.

@@ -14,7 +14,6 @@ from flask import Flask
 from markupsafe import Markup
 
 from papersearch import logs, markup
-from papersearch.index_definition import search_config
 from papersearch.settings import Settings, get_settings, metrics_networks
 from papersearch.text import has_cjk, language_of
 
@@ -38,9 +37,10 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp.serializers import json as to_json
     from webapp.services import math_html
     from webapp.services.profiles import ProfileService
+    from webapp.services.search_settings import search_config
 
     app = Flask(__name__)
-    config = search_config()
+    config = search_config()  # validated: a wrong config/index.json fails here, naming the key
     app.config["SEARCH_CONFIG"] = config
     app.extensions["request_args"] = RequestArgs(config)
     to_json.init_app(app)

@@ -19,7 +19,7 @@ from papersearch.index_definition import search_config
 def _config_default(key: str) -> Any:
     # Only for callers that build SearchParams themselves (tests, bench/); the controller always passes
     # every field, from the config it was given.
-    return search_config()[key]
+    return getattr(search_config(), key)
 
 
 class SearchParams(BaseModel):

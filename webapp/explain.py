@@ -20,13 +20,13 @@ from typing import Any
 from werkzeug.datastructures import MultiDict
 
 from papersearch.es import make_client
-from papersearch.index_definition import search_config
 from papersearch.settings import get_settings
 from webapp.controllers.params import ParamError, RequestArgs
 from webapp.domain import BadQuery, SearchUnavailable
 from webapp.services.describe import describe
 from webapp.services.plan import Request
 from webapp.services.search import SearchService
+from webapp.services.search_settings import search_config
 
 PARAMS = ("area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size")
 

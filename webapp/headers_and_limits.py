@@ -164,7 +164,7 @@ def init_app(app: Flask, rate_limit: str, storage_uri: str = "memory://", truste
 
 
 def _limit_concurrency(app: Flask, on_limited: Callable[[int], Response] | None) -> None:
-    running = Concurrency(int(app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_units_per_client"]))
+    running = Concurrency(app.config["SEARCH_CONFIG"].query_cost.max_concurrent_units_per_client)
     app.extensions["papersearch_concurrency"] = running
 
     @app.before_request

@@ -10,25 +10,28 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import requests
 from elasticsearch import Elasticsearch
 
 from bench.relevance.metrics import K, Runner
 
+if TYPE_CHECKING:
+    from webapp.services.search_settings import WebSearchConfig
+
 ScoredRunner = Callable[[str], tuple[list[str], int, list[float | None]]]  # … and each hit's score
 
 API_ATTEMPTS = 5
 
 
-def ours(client: Elasticsearch, alias: str, config: dict | None = None) -> Runner:
+def ours(client: Elasticsearch, alias: str, config: WebSearchConfig | None = None) -> Runner:
     """The webapp's search: parser, query builders, config/index.json — SearchService itself."""
     scored = ours_scored(client, alias, config)
     return lambda q: scored(q)[:2]
 
 
-def ours_scored(client: Elasticsearch, alias: str, config: dict | None = None) -> ScoredRunner:
+def ours_scored(client: Elasticsearch, alias: str, config: WebSearchConfig | None = None) -> ScoredRunner:
     """The same, with each hit's score (what the graded sets' flatness is read from)."""
     from webapp.domain import SearchParams
     from webapp.services.search import SearchService
@@ -42,9 +45,9 @@ def ours_scored(client: Elasticsearch, alias: str, config: dict | None = None) -
     return run
 
 
-def baseline_query(q: str, config: dict) -> dict[str, Any]:
+def baseline_query(q: str, config: WebSearchConfig) -> dict[str, Any]:
     """One multi_match over the same fields as ours, all at boost 1: no phrase, proximity or fuzzy clause."""
-    return {"multi_match": {"query": q, "fields": list(config["query_fields"])}}
+    return {"multi_match": {"query": q, "fields": list(config.query_fields)}}
 
 
 def baseline(client: Elasticsearch, alias: str) -> Runner:
@@ -53,7 +56,7 @@ def baseline(client: Elasticsearch, alias: str) -> Runner:
 
 
 def baseline_scored(client: Elasticsearch, alias: str) -> ScoredRunner:
-    from papersearch.index_definition import search_config
+    from webapp.services.search_settings import search_config
 
     config = search_config()
 

@@ -63,7 +63,7 @@ def test_seed_pages_load_as_on_the_page(cluster, alias: str) -> None:
     for doc in docs.values():
         text = json.dumps(doc, ensure_ascii=False)
         assert not any(c in text for c in CHROME), doc["id"]
-    fields = list(index_definition.search_config()["query_fields"])
+    fields = list(index_definition.search_config().query_fields)
     for phrase in ("论文检索", "输入标题、作者或关键词，从 13,033 篇学术成果中精准定位"):
         for query in ({"multi_match": {"query": phrase, "fields": fields, "operator": "and"}},
                       {"multi_match": {"query": phrase, "fields": fields, "type": "phrase"}},

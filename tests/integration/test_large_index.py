@@ -7,14 +7,12 @@ The shipped sample stands in for a large index: the service is given thresholds 
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-from papersearch.index_definition import search_config
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
+from webapp.services.search_settings import search_config
 
 WINDOW = 20  # results that can be paged through: the sample's 40 papers are "more than that"
 
@@ -26,10 +24,10 @@ def small(cluster, sample_alias: str) -> SearchService:
 
 @pytest.fixture(scope="module")
 def large(cluster, sample_alias: str) -> SearchService:
-    config = copy.deepcopy(search_config())
-    config["max_result_window"] = WINDOW
+    config = search_config()
     # 40 papers: facets apart; sampled at 0.5
-    config["large_index"] = {**config["large_index"], "above": 10, "sample": 20}
+    config = config.model_copy(update={"max_result_window": WINDOW, "large_index": config.large_index.model_copy(
+        update={"above": 10, "sample": 20})})
     return SearchService(cluster.client("web"), sample_alias, config=config)
 
 

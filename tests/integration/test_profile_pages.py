@@ -5,7 +5,6 @@ name that covers several people said to), topic pages in both languages with the
 
 from __future__ import annotations
 
-import copy
 import re
 from urllib.parse import parse_qs, quote, unquote, urlsplit
 
@@ -13,10 +12,10 @@ import pytest
 from consumers import valid_atom, xsd
 from lxml import etree, html
 
-from papersearch.index_definition import search_config
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
+from webapp.services.search_settings import search_config
 
 LLM = "/topic/deep-learning/large-language-models"
 
@@ -71,9 +70,10 @@ def test_choosing_a_bar_then_another_sets_a_span_and_clears_checked_years(client
 
 
 def test_on_a_large_index_the_chart_is_counted_on_the_sample_and_says_so(cluster, profile_alias):
-    config = copy.deepcopy(search_config())
-    config["max_result_window"] = 5  # 16 papers: more than can be paged through
-    config["large_index"] = {**config["large_index"], "above": 10, "sample": 8}  # sampled at 0.5
+    config = search_config()
+    # 16 papers: more than can be paged through (a window of 5); sampled at 0.5
+    config = config.model_copy(update={"max_result_window": 5, "large_index": config.large_index.model_copy(
+        update={"above": 10, "sample": 8})})
     large = SearchService(cluster.client("web"), profile_alias, config=config)
     result = large.search(SearchParams())
     assert result.facets_are_estimates and not result.total_is_exact

@@ -32,7 +32,7 @@ def test_papers_with_every_word_come_first_then_partial_matches_flagged(service)
     # after the others, each naming the word it lacks.
     result = service.search(big(q="image deraining", xl=False))  # as typed: no glossary concepts
     with_both = [h for h in result.hits if "derain" in (h.title + h.abstract).lower()]
-    assert 1 <= len(with_both) < service.config["relaxation"]["below"]
+    assert 1 <= len(with_both) < service.config.relaxation.below
     assert result.partial_match is not None and result.partial_match.all_words == len(with_both)
     assert result.hits[:len(with_both)] == with_both and all(not h.missing for h in with_both)
     for hit in result.hits[len(with_both):]:
@@ -42,7 +42,7 @@ def test_papers_with_every_word_come_first_then_partial_matches_flagged(service)
 
 def test_enough_papers_with_every_word_means_no_partial_matches(service):
     result = service.search(big(q="language models"))
-    assert result.total >= service.config["relaxation"]["below"] and result.partial_match is None
+    assert result.total >= service.config.relaxation.below and result.partial_match is None
     for hit in result.hits:
         text = " ".join([hit.title, hit.abstract, hit.topic_subarea or ""]).lower()
         assert "language" in text and "model" in text and not hit.missing
@@ -205,7 +205,7 @@ def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_th
         result = search(service, q="diffsuion")
     finally:
         del service.client.perform_request
-    assert found.total >= service.config["relaxation"]["below"] and found.did_you_mean is None
+    assert found.total >= service.config.relaxation.below and found.did_you_mean is None
     assert "diffusion" in (result.did_you_mean, result.showing_for)
     requests = [p for p in sent if p not in ("_mapping", "_count")]
     if service.live_index().profile == "core":

@@ -281,10 +281,10 @@ def test_a_query_is_bounded_and_priced_by_the_plan(app):
     from webapp.domain import SearchParams
 
     service = app.extensions["search_service"]
-    config = app.config["SEARCH_CONFIG"]["query_cost"]
-    costly = _costly_query(config["max_clauses"])
+    config = app.config["SEARCH_CONFIG"].query_cost
+    costly = _costly_query(config.max_clauses)
     assert service.cost(SearchParams(q="learning")) <= 2
-    assert service.cost(SearchParams(q=costly, size=100)) == config["max_units"]
+    assert service.cost(SearchParams(q=costly, size=100)) == config.max_units
     with pytest.raises(BadQuery):  # more words than that: refused before anything is sent
         service.cost(SearchParams(q=costly + " one more"))
 
@@ -294,7 +294,7 @@ def test_one_client_runs_at_most_a_few_searches_at_once(cluster, web_alias):
     time, several plain ones."""
     app = create_app(cluster.settings(web_alias), rate_limit="1000/minute")
     running = app.extensions["papersearch_concurrency"]
-    cap = app.config["SEARCH_CONFIG"]["query_cost"]["max_concurrent_units_per_client"]
+    cap = app.config["SEARCH_CONFIG"].query_cost.max_concurrent_units_per_client
     assert running.enter("127.0.0.1", cap)  # a costly search of this client still running
     client = app.test_client()
     refused = client.get("/api/search?q=learning")

@@ -24,10 +24,10 @@ from limits.errors import ConfigurationError
 from support import free_port
 from webapp_support import TOTAL, api, result_ids, text
 
-from papersearch.index_definition import search_config
 from papersearch.settings import Settings
 from webapp import REQUEST_TIMEOUT, create_app
 from webapp.services.search import SearchService
+from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
 
@@ -62,10 +62,10 @@ def test_openapi_document(client):
     params = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
     assert set(params) == {"q", "area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size",
                            "xl", "spell"}
-    assert (params["size"]["schema"]["minimum"], params["size"]["schema"]["maximum"]) == (1, max(CONFIG["page_sizes"]))
-    assert params["size"]["schema"]["default"] == CONFIG["default_page_size"]
-    assert set(params["sort"]["schema"]["enum"]) == set(CONFIG["sorts"])
-    assert params["q"]["schema"]["maxLength"] == CONFIG["max_query_length"]
+    assert (params["size"]["schema"]["minimum"], params["size"]["schema"]["maximum"]) == (1, max(CONFIG.page_sizes))
+    assert params["size"]["schema"]["default"] == CONFIG.default_page_size
+    assert set(params["sort"]["schema"]["enum"]) == set(CONFIG.sorts)
+    assert params["q"]["schema"]["maxLength"] == CONFIG.max_query_length
     assert "pattern" in params["subarea"]["schema"]["items"]
     assert "SearchResult" in doc["components"]["schemas"]
     # Every $ref resolves inside the document.
@@ -92,7 +92,7 @@ BAD = [
     ("year=1" + "0" * 30, "is outside 1–9999"),  # once a 500: too large for the client's JSON
     ("sort=random", "Unknown sort"),
     ("subarea=Nonsense", "must look like"),
-    ("q=" + "a" * (CONFIG["max_query_length"] + 1), "The query is too long"),
+    ("q=" + "a" * (CONFIG.max_query_length + 1), "The query is too long"),
 ]
 
 
@@ -131,7 +131,7 @@ def test_the_deepest_page_is_past_the_last_page_not_an_error(client):
 
 
 def test_over_long_suggest_prefix_is_400(client):
-    r = client.get("/api/suggest?q=" + "x" * (CONFIG["max_query_length"] + 1))
+    r = client.get("/api/suggest?q=" + "x" * (CONFIG.max_query_length + 1))
     assert r.status_code == 400 and "too long" in r.get_json()["error"]["message"]
 
 

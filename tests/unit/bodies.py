@@ -14,7 +14,7 @@ from webapp.services.query_parser import ParsedQuery
 
 def searched(parsed: ParsedQuery, params: SearchParams | None = None, config: dict | None = None,
              expansions: Sequence[Expansion] = (), core: bool = False) -> plan.Search:
-    from papersearch.index_definition import search_config
+    from webapp.services.search_settings import search_config
 
     return plan.Search(parsed, params or SearchParams(), config or search_config(), tuple(expansions),
                        plan.Live("core" if core else "plugin"))

@@ -8,10 +8,10 @@ import bodies
 import pytest
 
 from papersearch.concepts import ConceptMatcher, load
-from papersearch.index_definition import search_config
 from webapp.services import clauses as wq
 from webapp.services import expansion as xp
 from webapp.services import text_clauses
+from webapp.services.search_settings import search_config
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
 CONFIG = search_config()
@@ -115,12 +115,12 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     # a Chinese concept is matched as one run, not 对比 … 学习: in the Chinese fields, and in the Latin-script ones
     # (Chinese author keywords there are single characters) at other_script_weight
     own, latin = (q["multi_match"] for q in typed["dis_max"]["queries"])
-    assert own["type"] == latin["type"] == "phrase" and latin["boost"] == CONFIG["other_script_weight"]
+    assert own["type"] == latin["type"] == "phrase" and latin["boost"] == CONFIG.other_script_weight
     assert word(clause)["bool"]["minimum_should_match"] == 1  # the words or the tag let the paper in; scores add up
     concept = concept_part(clause)
     weighted, *phrases = concept["queries"]
-    settings = CONFIG["cross_lingual"]
-    assert weighted["bool"].get("boost", 1) == settings["other_language_weight"]["zh"]
+    settings = CONFIG.cross_lingual
+    assert weighted["bool"].get("boost", 1) == settings.other_language_weight["zh"]
     name = weighted["bool"]["must"][0] if "boost" in weighted["bool"] else weighted
     # Its English name scores as typed English words: each word across the fields, the name as a phrase a filter
     assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
@@ -130,15 +130,15 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     assert [p["query"] for p in phrases] == ["contrastive representation learning", "對比學習"]
     assert all(p["type"] == "phrase" for p in phrases)
     # A synonym in the other language at form_weight of its name, a form in the typed language at same_language_weight
-    assert phrases[0].get("boost", 1) == settings["form_weight"]["en"] * settings["other_language_weight"]["zh"]
-    assert phrases[1].get("boost", 1) == settings["same_language_weight"]
+    assert phrases[0].get("boost", 1) == settings.form_weight["en"] * settings.other_language_weight["zh"]
+    assert phrases[1].get("boost", 1) == settings.same_language_weight
     english_fields = {f.split("^")[0] for f in phrases[0]["fields"]}
     assert "title" in english_fields and "abstract" in english_fields
     assert not any(wq.is_chinese_field(f) for f in english_fields) and "authors" not in english_fields
     assert all(wq.is_chinese_field(f.split("^")[0]) for f in phrases[1]["fields"])
     # The tag, scored by the concept's rarity (a term query on a keyword field: idf × concept_boost)
     assert concept_tag(clause) == {"term": {"concepts": {"value": "contrastive_learning",
-                                                         "boost": CONFIG["cross_lingual"]["concept_boost"]}}}
+                                                         "boost": CONFIG.cross_lingual.concept_boost}}}
     assert "boost" not in concept  # one word carries the whole concept
 
 
@@ -146,7 +146,7 @@ def test_an_english_concept_has_its_chinese_name_as_a_chinese_word_at_the_other_
     (e,) = expand(["federated", "learning"], matcher)
     assert (e.zh_words, e.en_words) == ("联邦学习", "")
     name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
-    weight = CONFIG["cross_lingual"]["other_language_weight"]["en"]
+    weight = CONFIG.cross_lingual.other_language_weight["en"]
     # as one run, on the Chinese papers' titles and abstracts (not their keyword lists: DECISIONS.md D-142)
     chinese = text_clauses.form_fields(CONFIG, "zh")
     assert name == {"bool": {"must": [wq.phrase_clause("联邦学习", chinese)], "boost": weight}}
@@ -157,9 +157,9 @@ def test_an_acronym_is_weighed_as_a_form_and_a_typed_acronym_keeps_its_words_who
     assert e.en_words == "Reinforcement Learning"
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
              for q in concept_part(bodies.text_query(["强化学习"], [e], CONFIG))["queries"] if "multi_match" in q}
-    settings = CONFIG["cross_lingual"]
+    settings = CONFIG.cross_lingual
     # RL must not outscore the words it stands for
-    assert forms["RL"] == settings["form_weight"]["en"] * settings["other_language_weight"]["zh"] < 1
+    assert forms["RL"] == settings.form_weight["en"] * settings.other_language_weight["zh"] < 1
     (typed,) = expand(["RL"], glossary)
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
              for q in concept_part(bodies.text_query(["RL"], [typed], CONFIG))["queries"] if "multi_match" in q}
@@ -183,7 +183,7 @@ def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
     terms = ["large", "language", "models"]
     slots = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
     assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
-    boost = round(CONFIG["cross_lingual"]["concept_boost"] / 3, 4)
+    boost = round(CONFIG.cross_lingual.concept_boost / 3, 4)
     assert [concept_tag(s)["term"]["concepts"]["boost"] for s in slots] == [boost] * 3
 
 

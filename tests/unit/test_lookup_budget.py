@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from recorded_requests import RecordingClient, World
 
-from papersearch.index_definition import search_config
 from webapp.services.search import SearchService, SearchUnavailable
+from webapp.services.search_settings import search_config
 
 
 class TimedClient(RecordingClient):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from openapi_spec_validator import validate
 
-from papersearch.index_definition import search_config
 from webapp import openapi
 from webapp.controllers.params import SUBAREA_PATTERN, RequestArgs
+from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
 DOC = openapi.document(RequestArgs(CONFIG))
@@ -28,13 +28,13 @@ def test_document_is_valid_openapi_3_1():
 
 def test_search_parameters_declare_what_is_validated():
     p = params("/api/search")
-    assert p["q"]["schema"] == {"type": "string", "maxLength": CONFIG["max_query_length"], "default": ""}
-    assert p["sort"]["schema"]["enum"] == list(CONFIG["sorts"])
-    assert p["sort"]["schema"]["default"] == CONFIG["default_sort"]
+    assert p["q"]["schema"] == {"type": "string", "maxLength": CONFIG.max_query_length, "default": ""}
+    assert p["sort"]["schema"]["enum"] == list(CONFIG.sorts)
+    assert p["sort"]["schema"]["default"] == CONFIG.default_sort
     # the API takes any size up to the largest the page offers
-    assert p["size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": max(CONFIG["page_sizes"]),
-                                   "default": CONFIG["default_page_size"]}
-    assert p["page"]["schema"] == {"type": "integer", "minimum": 1, "maximum": CONFIG["max_result_window"],
+    assert p["size"]["schema"] == {"type": "integer", "minimum": 1, "maximum": max(CONFIG.page_sizes),
+                                   "default": CONFIG.default_page_size}
+    assert p["page"]["schema"] == {"type": "integer", "minimum": 1, "maximum": CONFIG.max_result_window,
                                    "default": 1}
     subarea = p["subarea"]["schema"]
     assert subarea["type"] == "array" and subarea["items"]["pattern"] == SUBAREA_PATTERN
@@ -56,7 +56,7 @@ def test_subarea_pattern_matches_the_path_separator():
 
 
 def test_suggest_shares_the_query_limit():
-    assert params("/api/suggest")["q"]["schema"]["maxLength"] == CONFIG["max_query_length"]
+    assert params("/api/suggest")["q"]["schema"]["maxLength"] == CONFIG.max_query_length
 
 
 def test_responses_come_from_the_models():

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from werkzeug.datastructures import MultiDict
 
-from papersearch.index_definition import search_config
 from webapp.controllers.params import MAX_FILTER_LENGTH, MAX_FILTER_VALUES, ParamError, RequestArgs
+from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
 ARGS = RequestArgs(CONFIG)
-MAX_PAGE = CONFIG["max_result_window"]  # one result per page: the last page the window holds
+MAX_PAGE = CONFIG.max_result_window  # one result per page: the last page the window holds
 
 
 def parse(*pairs: tuple[str, str]):
@@ -26,12 +26,12 @@ def error(*pairs: tuple[str, str]) -> ParamError:
 def test_defaults_come_from_the_config():
     p = parse()
     assert (p.q, p.areas, p.subareas, p.filters, p.ranges, p.page) == ("", [], [], {}, {}, 1)
-    assert (p.sort, p.size) == (CONFIG["default_sort"], CONFIG["default_page_size"])
+    assert (p.sort, p.size) == (CONFIG.default_sort, CONFIG.default_page_size)
 
 
 def test_empty_values_are_absent():
     p = parse(("q", ""), ("page", ""), ("size", ""), ("sort", ""), ("area", ""), ("year", ""))
-    assert (p.page, p.size, p.sort, p.areas, p.filters) == (1, CONFIG["default_page_size"], "relevance", [], {})
+    assert (p.page, p.size, p.sort, p.areas, p.filters) == (1, CONFIG.default_page_size, "relevance", [], {})
 
 
 def test_whitespace_collapsed_and_repeats_dropped_once():
@@ -45,8 +45,8 @@ def test_whitespace_collapsed_and_repeats_dropped_once():
 
 
 @pytest.mark.parametrize(("pairs", "key", "values"), [
-    ((("q", "x" * (CONFIG["max_query_length"] + 1)),), "error.query_too_long",
-     {"limit": CONFIG["max_query_length"], "length": CONFIG["max_query_length"] + 1}),
+    ((("q", "x" * (CONFIG.max_query_length + 1)),), "error.query_too_long",
+     {"limit": CONFIG.max_query_length, "length": CONFIG.max_query_length + 1}),
     ((("page", "0"),), "error.page", {"param": "page", "value": "0", "low": 1, "high": MAX_PAGE}),
     ((("page", str(MAX_PAGE + 1)),), "error.page", {"param": "page", "value": str(MAX_PAGE + 1), "low": 1,
                                                     "high": MAX_PAGE}),
@@ -61,7 +61,7 @@ def test_whitespace_collapsed_and_repeats_dropped_once():
     ((("page", "abc"),), "error.not_integer", {"param": "page", "value": "abc"}),
     ((("size", "7"),), "error.size", {"value": "7", "allowed": "10, 25, 50, 100"}),
     ((("size", "x"),), "error.not_integer", {"param": "size", "value": "x"}),
-    ((("sort", "random"),), "error.sort", {"value": "random", "allowed": ", ".join(CONFIG["sorts"])}),
+    ((("sort", "random"),), "error.sort", {"value": "random", "allowed": ", ".join(CONFIG.sorts)}),
     ((("year", "abc"),), "error.not_integer", {"param": "year", "value": "abc"}),
     ((("year", "123456"),), "error.out_of_range", {"param": "year", "value": "123456", "low": 1, "high": 9999}),
     ((("year_from", "0"),), "error.out_of_range", {"param": "year_from", "value": "0", "low": 1, "high": 9999}),
@@ -82,7 +82,7 @@ def test_bad_values_name_the_parameter(pairs, key, values):
 
 def test_limits_apply_to_the_value_as_sent():
     # What the OpenAPI document declares (maxLength) is what is enforced: padding counts.
-    limit = CONFIG["max_query_length"]
+    limit = CONFIG.max_query_length
     assert parse(("q", "x" * limit)).q == "x" * limit
     assert error(("q", "x" * (limit - 1) + "  ")).key == "error.query_too_long"
 
@@ -91,7 +91,7 @@ def test_suggest_prefix():
     assert ARGS.suggest(MultiDict([("q", "  Hao  yun ")])) == "Hao yun"
     assert ARGS.suggest(MultiDict()) == ""
     with pytest.raises(ParamError, match=r"error\.query_too_long"):
-        ARGS.suggest(MultiDict([("q", "x" * (CONFIG["max_query_length"] + 1))]))
+        ARGS.suggest(MultiDict([("q", "x" * (CONFIG.max_query_length + 1))]))
 
 
 def test_facets_from_the_config():
@@ -104,7 +104,7 @@ def test_facets_from_the_config():
 
 
 def test_the_page_offers_page_sizes_the_api_any_size_up_to_the_largest():
-    largest = max(CONFIG["page_sizes"])
+    largest = max(CONFIG.page_sizes)
     assert error(("size", "7")).key == "error.size"
     for size in (1, 7, largest):
         assert ARGS.search(MultiDict([("size", str(size))]), api=True).size == size

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import copy
 import json
 
 import bodies
 import pytest
 
 from papersearch import concepts
-from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import expansion as xp
 from webapp.services import plan, render
 from webapp.services.describe import describe
 from webapp.services.query_parser import parse_query
+from webapp.services.search_settings import WebSearchConfig, search_config
 
 CONFIG = search_config()
 
@@ -27,8 +26,8 @@ def matcher() -> concepts.ConceptMatcher:
 
 def searched(q: str, matcher=None, **params) -> plan.Search:
     parsed = parse_query(q)
-    xl = CONFIG["cross_lingual"]
-    found = xp.expansions(parsed.terms, matcher, xl["max_forms"], xl["max_concepts"]) if matcher else []
+    xl = CONFIG.cross_lingual
+    found = xp.expansions(parsed.terms, matcher, xl.max_forms, xl.max_concepts) if matcher else []
     return bodies.searched(parsed, SearchParams(q=q, **params), CONFIG, found)
 
 
@@ -36,10 +35,8 @@ def planned(q: str, matcher=None, **params) -> plan.Page:
     return searched(q, matcher, **params).first()[0]
 
 
-def with_rescore(window: int) -> dict:
-    config = copy.deepcopy(CONFIG)
-    config["rescore"]["window"] = window
-    return config
+def with_rescore(window: int) -> WebSearchConfig:
+    return CONFIG.model_copy(update={"rescore": CONFIG.rescore.model_copy(update={"window": window})})
 
 
 def test_describe_shows_words_concepts_closeness_and_filters(matcher):
@@ -57,7 +54,7 @@ def test_describe_shows_words_concepts_closeness_and_filters(matcher):
 def test_the_as_typed_count_stops_at_the_ladder_threshold_under_the_filters(matcher):
     _, counted, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).first()
     count = render.body(counted, CONFIG)
-    assert count["size"] == 0 and count["track_total_hits"] == CONFIG["relaxation"]["below"]
+    assert count["size"] == 0 and count["track_total_hits"] == CONFIG.relaxation.below
     as_typed, year = count["query"]["bool"]["filter"]
     assert year == {"terms": {"year": ["2024"]}}
     assert "languages" not in json.dumps(as_typed)  # the words in their own language only
@@ -72,11 +69,11 @@ def test_closeness_is_a_rescore_of_the_first_results_when_sorted_by_score():
     assert body["rescore"]["query"]["rescore_query"] == cl.proximity_boost(["graph", "neural", "networks"], config)
     assert "phrase" not in json.dumps(body["query"])  # the closeness clauses left the query
     by_year = render.body(planned("graph neural networks", sort="year"), config)
-    assert "rescore" not in by_year and by_year["sort"] == config["sorts"]["year"]
+    assert "rescore" not in by_year and by_year["sort"] == config.sorts["year"]
     assert "phrase" in json.dumps(by_year["query"])
     assert "rescore" not in render.body(planned("graph"), config)  # one word: nothing to reward
     off = render.body(planned("graph neural networks"), with_rescore(0))
-    assert "rescore" not in off and off["sort"] == CONFIG["sorts"]["relevance"]
+    assert "rescore" not in off and off["sort"] == CONFIG.sorts["relevance"]
 
 
 def test_only_requests_without_words_are_cached():

@@ -7,15 +7,15 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 from papersearch.author_keys import author_key, author_keys
-from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy, Topic, topic_slug
 from webapp.domain import Facet, FacetRange, SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import plan, render
 from webapp.services import profile_queries as pq
 from webapp.services.author_groups import paper_groups, several_people
-from webapp.services.facets import bars
+from webapp.services.facet_kinds import bars
 from webapp.services.query_parser import parse_query
+from webapp.services.search_settings import search_config
 from webapp.views.facets import chart
 from webapp.views.links import SearchLinks
 
@@ -107,9 +107,9 @@ def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
     assert body["post_filter"] == fq.post_filter(fq.facet_filters(params, CONFIG))  # facets stay disjunctive
     expected = fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG)) | fq.known_aggregation(params, CONFIG)
     assert body["aggs"] == expected
-    assert body["sort"] == CONFIG["sorts"]["relevance"] and "highlight_query" in body["highlight"]
+    assert body["sort"] == CONFIG.sorts["relevance"] and "highlight_query" in body["highlight"]
     newest = pq.body(pq.AuthorPapers(("thomas muller",), SearchParams(sort="year")), CONFIG)
-    assert newest["sort"] == CONFIG["sorts"]["year"] and "highlight" not in newest
+    assert newest["sort"] == CONFIG.sorts["year"] and "highlight" not in newest
 
 
 def test_a_large_topic_page_samples_its_facets_apart():

@@ -5,7 +5,6 @@ import json
 import bodies
 import pytest
 
-from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchResult
 from webapp.services import clauses as wq
@@ -14,9 +13,10 @@ from webapp.services import facet_queries as fq
 from webapp.services.facets import facets
 from webapp.services.papers import more_like_this
 from webapp.services.query_parser import Clause, parse_query
+from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
-ALL_FIELDS = wq.boosted(CONFIG["query_fields"])
+ALL_FIELDS = wq.boosted(CONFIG.query_fields)
 
 
 def walk(node):
@@ -42,16 +42,16 @@ def test_boosted_fields_come_from_config():
 
 
 def test_a_word_is_scored_across_its_scripts_fields_and_at_a_low_weight_in_the_others():
-    topics = CONFIG["field_aliases"]["topic"]
+    topics = CONFIG.field_aliases.topic
     text = [f for f in ALL_FIELDS if f.split("^")[0] not in topics]
     latin = [f for f in text if not wq.is_chinese_field(f)]
     chinese = [f for f in text if wq.is_chinese_field(f)]
-    common = {"type": "cross_fields", "operator": "and", "tie_breaker": CONFIG["word_tie_breaker"]}
+    common = {"type": "cross_fields", "operator": "and", "tie_breaker": CONFIG.word_tie_breaker}
     assert wq.term_clause("gan", CONFIG) == {"dis_max": {"queries": [
         {"multi_match": {"query": "gan", **common, "fields": latin, "zero_terms_query": "all"}},
         # "(Extreme learning machine, ELM)" inside a Chinese abstract: rare there, so it must weigh little
         {"multi_match": {"query": "gan", **common, "fields": chinese, "zero_terms_query": "none",
-                         "boost": CONFIG["other_script_weight"]}}]}}
+                         "boost": CONFIG.other_script_weight}}]}}
 
 
 def test_a_chinese_run_is_one_run_in_the_latin_fields_and_a_concept_one_run_everywhere():
@@ -61,7 +61,7 @@ def test_a_chinese_run_is_one_run_in_the_latin_fields_and_a_concept_one_run_ever
     # Latin-script fields hold Chinese as single characters (author keywords): the run in order, not 图 … 网
     # at other_script_weight: a phrase of single characters is rare, so it would outscore the Chinese fields
     assert latin["multi_match"]["type"] == "phrase" and "keywords^6" in latin["multi_match"]["fields"]
-    assert latin["multi_match"]["boost"] == CONFIG["other_script_weight"]
+    assert latin["multi_match"]["boost"] == CONFIG.other_script_weight
     own, latin_unit = wq.term_clause("图神经网络", CONFIG, unit=True)["dis_max"]["queries"]
     assert own["multi_match"]["type"] == "phrase" and "title_zh^6" in own["multi_match"]["fields"]
     assert latin_unit == latin
@@ -73,15 +73,15 @@ def test_a_word_in_a_topic_label_adds_a_constant_beside_the_text():
     assert word == {"bool": {"should": [wq.term_clause("gan", CONFIG), wq.topic_lift("gan", CONFIG)],
                              "minimum_should_match": 1}}
     lift = wq.topic_lift("图神经网络", CONFIG)["constant_score"]
-    assert lift["boost"] == CONFIG["topic_boost"]["zh"] and wq.topic_lift("gan", CONFIG)["constant_score"][
-        "boost"] == CONFIG["topic_boost"]["en"]
-    assert lift["filter"]["multi_match"]["fields"] == CONFIG["field_aliases"]["topic"]
+    assert lift["boost"] == CONFIG.topic_boost["zh"] and wq.topic_lift("gan", CONFIG)["constant_score"][
+        "boost"] == CONFIG.topic_boost["en"]
+    assert lift["filter"]["multi_match"]["fields"] == CONFIG.field_aliases.topic
 
 
 def test_relaxed_term_needs_most_of_its_tokens():
     relaxed = wq.term_clause("nylamine,NPB", CONFIG, relaxed=True)["multi_match"]
     assert relaxed["operator"] == "or"
-    assert relaxed["minimum_should_match"] == CONFIG["relaxation"]["term_minimum_should_match"]
+    assert relaxed["minimum_should_match"] == CONFIG.relaxation.term_minimum_should_match
 
 
 def test_long_term_gets_a_low_boost_fuzzy_fallback():
@@ -91,7 +91,7 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
     assert "fuzziness" not in str(exact)
     fuzzy = fuzzy["multi_match"]
     assert fuzzy["fuzziness"] == "AUTO" and fuzzy["boost"] < 1
-    q = CONFIG["query_fields"]
+    q = CONFIG.query_fields
     assert fuzzy["fields"] == wq.boosted({"title.exact": q["title"], "authors": q["authors"],
                                           "topic_area.text": q["topic_area.text"],
                                           "topic_subarea.text": q["topic_subarea.text"], "keywords": q["keywords"],
@@ -133,21 +133,21 @@ def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
 def test_proximity_boost():
     assert wq.proximity_boost(["gan"], CONFIG) is None
     boost = wq.proximity_boost(["graph", "networks"], CONFIG)["multi_match"]
-    assert boost == {"query": "graph networks", "type": "phrase", "fields": wq.boosted(CONFIG["phrase_fields"]),
-                     "slop": CONFIG["phrase_slop"]}
+    assert boost == {"query": "graph networks", "type": "phrase", "fields": wq.boosted(CONFIG.phrase_fields),
+                     "slop": CONFIG.phrase_slop}
     assert wq.proximity_boost(["大语言模型"], CONFIG) is not None  # adjacency matters within a Chinese run
 
 
 def test_long_queries_also_reward_neighbouring_word_pairs():
-    pairs = CONFIG["word_pairs"]
-    short = ["w"] * (pairs["min_words"] - 1)
+    pairs = CONFIG.word_pairs
+    short = ["w"] * (pairs.min_words - 1)
     assert "multi_match" in wq.proximity_boost(short, CONFIG)  # the whole phrase only: short queries unchanged
     terms = ["restricted", "boltzmann", "machines", "为", "hopfield"]
     whole, *rest = wq.proximity_boost(terms, CONFIG)["bool"]["should"]
     assert whole["multi_match"]["query"] == "restricted boltzmann machines 为 hopfield"
     assert [p["multi_match"]["query"] for p in rest] == ["restricted boltzmann", "boltzmann machines"]
-    assert all(p["multi_match"]["slop"] == pairs["slop"] and p["multi_match"]["boost"] == pairs["boost"]
-               and p["multi_match"]["fields"] == wq.boosted(pairs["fields"]) for p in rest)
+    assert all(p["multi_match"]["slop"] == pairs.slop and p["multi_match"]["boost"] == pairs.boost
+               and p["multi_match"]["fields"] == wq.boosted(pairs.fields) for p in rest)
 
 
 def test_field_clause_uses_aliases_with_boosts():
@@ -223,12 +223,12 @@ def test_no_filters_no_post_filter():
 
 
 def test_topic_filter_subarea_narrows_its_area():
-    f = fq.topic_filter(["Deep Learning", "Theory"], ["Deep Learning > Theory"], CONFIG)
+    f = CONFIG.topic.filter_of(["Deep Learning", "Theory"], ["Deep Learning > Theory"])
     assert f == {"bool": {"should": [{"terms": {"topic_area": ["Theory"]}},
                                      {"terms": {"topic_path": ["Deep Learning > Theory"]}}],
                           "minimum_should_match": 1}}
-    assert fq.topic_filter(["Theory"], [], CONFIG) == {"terms": {"topic_area": ["Theory"]}}
-    assert fq.topic_filter([], [], CONFIG) is None
+    assert CONFIG.topic.filter_of(["Theory"], []) == {"terms": {"topic_area": ["Theory"]}}
+    assert CONFIG.topic.filter_of([], []) is None
 
 
 def test_facets_are_disjunctive():
@@ -273,7 +273,7 @@ def test_facet_values_and_range_from_buckets():
 
 
 def test_topic_aggregation_is_hierarchical():
-    agg = fq.topic_aggregation(CONFIG, {})
+    agg = CONFIG.topic.aggregation({})
     assert agg["filter"] == {"match_all": {}}
     areas = agg["aggs"]["values"]
     assert areas["terms"] == {"field": "topic_area", "size": 50}
@@ -286,14 +286,14 @@ def test_topic_aggregation_is_hierarchical():
 @pytest.mark.parametrize("sort", ["relevance", "year", "title"])
 def test_sort_from_config(sort):
     body = bodies.search_body(parse_query("graph"), SearchParams(sort=sort), CONFIG)
-    assert body["sort"] == CONFIG["sorts"][sort]
+    assert body["sort"] == CONFIG.sorts[sort]
     # Without words every paper scores the same: a score sort is its tie-breaks alone.
     browse = bodies.search_body(parse_query(""), SearchParams(sort=sort), CONFIG)
-    assert browse["sort"] == [s for s in CONFIG["sorts"][sort] if s != {"_score": "desc"}]
+    assert browse["sort"] == [s for s in CONFIG.sorts[sort] if s != {"_score": "desc"}]
 
 
 def test_page_count_stops_at_the_result_window():
-    window = CONFIG["max_result_window"]
+    window = CONFIG.max_result_window
     assert SearchParams(size=10).page_count(43, window) == 5
     assert SearchParams(size=10).page_count(0, window) == 0
     assert SearchParams(size=25).page_count(10 * window, window) == window // 25
@@ -323,11 +323,11 @@ def test_pagination_and_exact_totals():
 
 
 def test_too_deep_asks_for_counts_only():
-    params = SearchParams(page=CONFIG["max_result_window"] // 10 + 1, size=10)
-    assert params.is_too_deep(CONFIG["max_result_window"])
+    params = SearchParams(page=CONFIG.max_result_window // 10 + 1, size=10)
+    assert params.is_too_deep(CONFIG.max_result_window)
     body = bodies.search_body(parse_query("x"), params, CONFIG)
     assert (body["from"], body["size"]) == (0, 0) and "highlight" not in body and body["aggs"]
-    assert not SearchParams(page=CONFIG["max_result_window"] // 10, size=10).is_too_deep(CONFIG["max_result_window"])
+    assert not SearchParams(page=CONFIG.max_result_window // 10, size=10).is_too_deep(CONFIG.max_result_window)
 
 
 def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
@@ -335,14 +335,14 @@ def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
     s = bodies.searched(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"))
     first, _, spelling = s.first()
     assert spelling is None and s.second(0, False) == plan.Spelling(("diffsuion",))  # in its own round
-    assert s.second(CONFIG["relaxation"]["below"], False) is None  # enough papers: no check
+    assert s.second(CONFIG.relaxation.below, False) is None  # enough papers: no check
     body = render.body(first, CONFIG)
-    assert "suggest" not in body and set(body["aggs"]) == {f["name"] for f in CONFIG["facets"]}
+    assert "suggest" not in body and set(body["aggs"]) == {f.name for f in CONFIG.facets}
     suggest, known = render.body(plan.Spelling(("diffsuion",)), CONFIG)
     assert suggest["suggest"]["text"] == "diffsuion" and suggest["size"] == 0
     fields = {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"}
-    assert fields == set(CONFIG["spelling"]["fields"])
-    assert known["track_total_hits"] == CONFIG["spelling"]["rare_below"] and known["size"] == 0
+    assert fields == set(CONFIG.spelling.fields)
+    assert known["track_total_hits"] == CONFIG.spelling.rare_below and known["size"] == 0
     assert "fuzziness" not in json.dumps(known)
     assert bodies.searched(parse_query("diffsuion"), core=True).first()[2] == plan.Spelling(("diffsuion",))
     assert bodies.searched(parse_query("模型"), core=True).first()[2] is None
@@ -359,7 +359,7 @@ def test_completion_and_more_like_this():
     assert completion.completion_suggest("dif", 8, CONFIG) == {"paper": {"prefix": "dif", "completion": {
         "field": "suggest", "size": 8 * completion.OVERFETCH, "skip_duplicates": True}}}
     mlt = more_like_this("papers-v1", "p1", CONFIG)["more_like_this"]
-    assert mlt["fields"] == CONFIG["similar"]["fields"] and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
+    assert mlt["fields"] == CONFIG.similar.fields and mlt["like"] == [{"_index": "papers-v1", "_id": "p1"}]
 
 
 def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():
@@ -372,5 +372,5 @@ def test_highlight_marks_what_the_words_matched_not_the_typo_fallback():
     words, phrase = highlight_query["bool"]["should"]
     assert words == {"multi_match": {"query": "diffusion transformer", "fields": render.highlighted_fields(CONFIG)}}
     assert phrase["multi_match"]["type"] == "phrase" and phrase["multi_match"]["query"] == "video generation"
-    assert set(render.highlighted_fields(CONFIG)) >= set(CONFIG["highlight"]["fields"])
+    assert set(render.highlighted_fields(CONFIG)) >= set(CONFIG.highlight.fields)
     assert body["highlight"]["encoder"] == "html"

@@ -148,10 +148,10 @@ def test_a_token_is_valid_only_on_the_site_that_issued_it():
 def test_a_beacon_this_site_never_signed_is_forbidden():
     """Issue 44.11: a well-formed click whose query id another key signed is refused 403 (not the site's own), as
     the OpenAPI document says; a real token for a position its search did not show stays a 400."""
-    from papersearch.index_definition import search_config
     from webapp import openapi
     from webapp.controllers.events import Recorder, UnknownQuery
     from webapp.controllers.params import ParamError, RequestArgs
+    from webapp.services.search_settings import search_config
 
     recorder = Recorder(None, QueryIds(KEY, "site"))
     forged = QueryIds(b"f" * 32, "site").issue(querylog_schema.new_query_id(), "page", 0, PAPERS)

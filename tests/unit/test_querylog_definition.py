@@ -135,17 +135,17 @@ def test_json_log_lines(capsys):
 
 
 def test_openapi_declares_the_beacons_and_metrics():
-    from papersearch.index_definition import search_config
     from webapp import openapi
     from webapp.controllers.params import RequestArgs
     from webapp.controllers.query_ids import TOKEN_PATTERN
+    from webapp.services.search_settings import search_config
 
     doc = openapi.document(RequestArgs(search_config()))
     body = doc["paths"]["/api/events"]["post"]["requestBody"]["content"]["application/json"]["schema"]
     assert [ref["$ref"].rsplit("/", 1)[1] for ref in body["oneOf"]] == ["ClickBeacon", "RetypeBeacon"]
     click = doc["components"]["schemas"]["ClickBeacon"]
     assert click["additionalProperties"] is False and click["properties"]["query_id"]["pattern"] == TOKEN_PATTERN
-    assert click["properties"]["position"]["maximum"] == search_config()["max_result_window"]
+    assert click["properties"]["position"]["maximum"] == search_config().max_result_window
     assert "/metrics" in doc["paths"]
 
 

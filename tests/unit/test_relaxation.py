@@ -7,7 +7,6 @@ import json
 import bodies
 import pytest
 
-from papersearch.index_definition import search_config
 from webapp.domain import SearchParams
 from webapp.services import clauses as cl
 from webapp.services import plan, render
@@ -15,10 +14,11 @@ from webapp.services import text_clauses as tc
 from webapp.services.es_query import named
 from webapp.services.hits import missing_words, relevance_score
 from webapp.services.query_parser import Clause, ParsedQuery, parse_query
+from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
-BELOW = CONFIG["relaxation"]["below"]
-BOOST = CONFIG["relaxation"]["all_words_boost"]
+BELOW = CONFIG.relaxation.below
+BOOST = CONFIG.relaxation.all_words_boost
 
 
 @pytest.mark.parametrize(("terms", "typo", "expected"), [
@@ -59,7 +59,7 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
     assert tier == {"constant_score": {"filter": as_typed, "boost": BOOST, "_name": render.ALL_WORDS_QUERY}}
     # then every word once the unknown one is forgiven its typo, above the papers with some of the words
     forgiven = bodies.text_query(parsed.terms, [], CONFIG, fuzzy=frozenset({"lookaheda-bounded"}))
-    assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG["relaxation"]["all_words_typos_boost"],
+    assert typo_tier == {"constant_score": {"filter": forgiven, "boost": CONFIG.relaxation.all_words_typos_boost,
                                             "_name": render.ALL_WORDS_TYPOS_QUERY}}
     assert 0 < typo_tier["constant_score"]["boost"] < BOOST
     wider = bodies.searched(parsed, params).relaxed(frozenset({"lookaheda-bounded"}))
@@ -110,7 +110,7 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
     parsed = parse_query("graph neural network")
     body = bodies.search_body(parsed, SearchParams(q=parsed.to_string()), CONFIG, fuzzy=False, relaxed=True)
     assert [t["constant_score"]["_name"] for t in body["query"]["bool"]["should"]] == [render.ALL_WORDS_QUERY]
-    typo_boost = CONFIG["relaxation"]["all_words_typos_boost"]
+    typo_boost = CONFIG.relaxation.all_words_typos_boost
     both = [render.ALL_WORDS_QUERY, render.ALL_WORDS_TYPOS_QUERY]
     assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
     assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, tc.word_name(0)], CONFIG) == 2.5

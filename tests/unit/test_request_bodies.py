@@ -17,13 +17,13 @@ import pytest
 from syrupy.extensions.json import JSONSnapshotExtension
 from werkzeug.datastructures import MultiDict
 
-from papersearch.index_definition import search_config
 from papersearch.taxonomy import Topic
 from tests.unit.recorded_requests import RecordingClient, World
 from webapp.controllers.params import RequestArgs
 from webapp.domain import SearchParams
 from webapp.services.profiles import ProfileService
 from webapp.services.search import SearchService
+from webapp.services.search_settings import search_config
 
 TYPO = World(counts={"transfomer": 0, "atention": 0},
              suggestions={"transfomer": [("transformer", 0.9, 500)], "atention": [("attention", 0.89, 800)]})

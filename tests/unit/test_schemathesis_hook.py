@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from papersearch.index_definition import search_config
 from webapp import openapi
 from webapp.controllers.params import RequestArgs
+from webapp.services.search_settings import search_config
 
 # Loaded from its file: Schemathesis loads it by name from tests/integration (SCHEMATHESIS_HOOKS).
 _spec = importlib.util.spec_from_file_location(

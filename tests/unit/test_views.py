@@ -7,9 +7,9 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from flask import Flask
 
-from papersearch.index_definition import search_config
 from webapp.domain import Facet, FacetValue, SearchParams, SearchResult, Suggestion
 from webapp.headers_and_limits import rate_limit_spec
+from webapp.services.search_settings import search_config
 from webapp.views.facets import selected_filters
 from webapp.views.links import SearchLinks, suggestion_url
 

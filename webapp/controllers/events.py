@@ -30,7 +30,7 @@ from webapp.querylog_writer import QueryLogWriter
 
 MAX_BEACON_BYTES = 2048
 # No result lies deeper than the result window (the deepest page with one result per page).
-MAX_POSITION = SearchParams.deepest_page(search_config()["max_result_window"])
+MAX_POSITION = SearchParams.deepest_page(search_config().max_result_window)
 QueryId = Annotated[str, Field(pattern=TOKEN_PATTERN, description="The search's `query_id`, as the site gave it")]
 # Browsers say where a request comes from (Sec-Fetch-Site); another site's page must not feed our query log.
 SAME_SITE = ("same-origin", "none")

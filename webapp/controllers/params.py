@@ -24,10 +24,10 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from pydantic_core import PydanticCustomError
 from werkzeug.datastructures import MultiDict
 
-from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
+from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
 # page (facets, chips, pagination), so the page grows with the square of their number: at 50 per parameter a
@@ -102,31 +102,30 @@ def _filter(description: str, item: Any) -> Any:
                      AfterValidator(_distinct)]
 
 
-def _facet_fields(config: dict[str, Any]) -> dict[str, Any]:
-    """One repeatable parameter per terms facet of config/index.json, and from/to for a facet's range."""
+def _facet_fields(config: WebSearchConfig) -> dict[str, Any]:
+    """One repeatable parameter per terms facet of config/index.json, and from/to for a facet's range (which
+    the config's validation gives integer limits)."""
     fields: dict[str, Any] = {}
-    for facet in terms_facets(config):
-        name, limits = facet["name"], facet.get("integer")
+    for facet in config.terms_facets:
+        name, limits = facet.name, facet.integer
         if limits:
-            item: Any = bounded(limits["min"], limits["max"])
+            item: Any = bounded(limits.min, limits.max)
         else:
             item = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
-        fields[facet["param"]] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
-        if facet.get("range"):
-            if not limits:
-                raise ValueError(f"config/index.json: facet {name!r} has a range but no integer min/max")
-            bound = bounded(limits["min"], limits["max"]) | None
-            for side, word in (("from", "at least"), ("to", "at most")):
-                fields[facet["range"][side]] = (bound, Field(None, description=f"{name.capitalize()} {word}"))
+        fields[facet.param] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
+        if facet.range and limits:
+            bound = bounded(limits.min, limits.max) | None
+            for param, word in ((facet.range.from_, "at least"), (facet.range.to, "at most")):
+                fields[param] = (bound, Field(None, description=f"{name.capitalize()} {word}"))
     return fields
 
 
-def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[BaseModel]:
+def search_args_model(config: WebSearchConfig, any_size: bool = False) -> type[BaseModel]:
     """Every parameter a search URL may carry, with the limits, patterns and defaults of config/index.json.
 
     The page offers `page_sizes`; with `any_size` (the API) every size from 1 to the largest is allowed."""
-    sizes = tuple(int(s) for s in config["page_sizes"])
-    sorts = tuple(config["sorts"])
+    sizes = tuple(config.page_sizes)
+    sorts = tuple(config.sorts)
     text = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
     if any_size:
         size_type: Any = bounded(1, max(sizes))
@@ -134,16 +133,16 @@ def search_args_model(config: dict[str, Any], any_size: bool = False) -> type[Ba
         size_type = Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})]
     return create_model(
         "ApiSearchArgs" if any_size else "SearchArgs", __base__=Args,
-        q=(_query(int(config["max_query_length"]),
+        q=(_query(config.max_query_length,
                   'Words, "phrases", -excluded, author:"…", title:"…", abstract:…, topic:…'), ""),
         area=(_filter("Topic area (repeatable; OR within the facet)", text), []),
         subarea=(_filter('Subarea as "Area > Subarea" (repeatable)',
                          Annotated[str, Field(max_length=MAX_FILTER_LENGTH, pattern=SUBAREA_PATTERN)]), []),
         **_facet_fields(config),
-        sort=(typing.Literal[sorts], Field(config["default_sort"], description="Order of the results")),
-        page=(bounded(1, SearchParams.deepest_page(int(config["max_result_window"]))),
+        sort=(typing.Literal[sorts], Field(config.default_sort, description="Order of the results")),
+        page=(bounded(1, SearchParams.deepest_page(config.max_result_window)),
               Field(1, description="Results page, from 1")),
-        size=(size_type, Field(int(config["default_page_size"]), description="Results per page")),
+        size=(size_type, Field(config.default_page_size, description="Results per page")),
         xl=(bool, Field(True, description="Also search the glossary concepts recognised in the query in the other "
                                           "language (0: only the words as typed)")),
         spell=(bool, Field(True, description="When no paper has the words as typed and a correction does, show "
@@ -162,15 +161,15 @@ def citation_args_model() -> type[BaseModel]:
                         format=(typing.Literal[CITATION_FORMATS], Field("bibtex", description="Citation format")))
 
 
-def suggest_args_model(config: dict[str, Any]) -> type[BaseModel]:
+def suggest_args_model(config: WebSearchConfig) -> type[BaseModel]:
     return create_model("SuggestArgs", __base__=Args,
-                        q=(_query(int(config["max_query_length"]), "The prefix typed so far"), ""))
+                        q=(_query(config.max_query_length, "The prefix typed so far"), ""))
 
 
 class RequestArgs:
     """The argument models of one app (built once at start) and the parsing of request arguments."""
 
-    def __init__(self, config: dict[str, Any]) -> None:
+    def __init__(self, config: WebSearchConfig) -> None:
         self.config = config
         self.search_model = search_args_model(config)
         self.api_search_model = search_args_model(config, any_size=True)
@@ -189,18 +188,18 @@ class RequestArgs:
         return self._params(self.validate(self.api_author_model if api else self.author_model, args))
 
     def _params(self, a: Any) -> SearchParams:
-        filters = {f["param"]: [str(v) for v in getattr(a, f["param"])] for f in terms_facets(self.config)}
+        filters = {f.param: [str(v) for v in getattr(a, f.param)] for f in self.config.terms_facets}
         ranges: dict[str, int] = {}
-        for facet in terms_facets(self.config):
-            spec = facet.get("range")
+        for facet in self.config.terms_facets:
+            spec = facet.range
             if not spec:
                 continue
-            low, high = getattr(a, spec["from"]), getattr(a, spec["to"])
+            low, high = getattr(a, spec.from_), getattr(a, spec.to)
             if low is not None and high is not None and low > high:
                 low, high = high, low  # typed the wrong way round: the years between them
-            ranges |= {p: v for p, v in ((spec["from"], low), (spec["to"], high)) if v is not None}
+            ranges |= {p: v for p, v in ((spec.from_, low), (spec.to, high)) if v is not None}
         return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
-                            ranges=ranges, sort=getattr(a, "sort", self.config["default_sort"]), page=a.page,
+                            ranges=ranges, sort=getattr(a, "sort", self.config.default_sort), page=a.page,
                             size=a.size, xl=a.xl, spell=getattr(a, "spell", True))
 
     def suggest(self, args: MultiDict) -> str:
@@ -236,7 +235,7 @@ def _bounds(model: type[BaseModel], name: str) -> tuple[int, int]:
     raise KeyError(f"{model.__name__}.{name} has no range")
 
 
-def _param_error(error: Any, model: type[BaseModel], config: dict[str, Any]) -> ParamError:
+def _param_error(error: Any, model: type[BaseModel], config: WebSearchConfig) -> ParamError:
     """A pydantic error → the message a person can act on (translations/*.json)."""
     name, kind, raw = str(error["loc"][0]), error["type"], error["input"]
     value = str(raw)[:80]
@@ -256,11 +255,11 @@ def _param_error(error: Any, model: type[BaseModel], config: dict[str, Any]) -> 
     if kind == "int_parsing":
         return ParamError("error.not_integer", param=name, value=value[:40])
     if name == "size":
-        return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config["page_sizes"])))
+        return ParamError("error.size", value=value[:40], allowed=", ".join(map(str, config.page_sizes)))
     if name in ("xl", "spell"):
         return ParamError("error.flag", param=name, value=value[:40])
     if name == "sort":
-        return ParamError("error.sort", value=value[:40], allowed=", ".join(config["sorts"]))
+        return ParamError("error.sort", value=value[:40], allowed=", ".join(config.sorts))
     if name == "format":
         return ParamError("error.citation_format", value=value[:40], allowed=", ".join(CITATION_FORMATS))
     return ParamError("error.invalid", param=".".join(map(str, error["loc"])), detail=error["msg"])

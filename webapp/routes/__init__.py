@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import current_app
 
 from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
 from webapp.services.profiles import ProfileService
 from webapp.services.search import SearchService
+from webapp.services.search_settings import WebSearchConfig
 
 
 def service() -> SearchService:
@@ -24,7 +23,7 @@ def request_args() -> RequestArgs:
     return current_app.extensions["request_args"]
 
 
-def search_config() -> dict[str, Any]:
+def search_config() -> WebSearchConfig:
     return current_app.config["SEARCH_CONFIG"]
 
 

@@ -65,7 +65,7 @@ def author(name: str):
         if not people:
             abort(404)
         return render_template("author_people.html", name=name, people=people), people_status
-    shown = found.result.params.model_copy(update={"sort": config["default_sort"]})  # the order is the page's own
+    shown = found.result.params.model_copy(update={"sort": config.default_sort})  # the order is the page's own
     links = SearchLinks(url_for("ui.author", name=name), shown, config, i18n.requested_lang())
     # The page's feed and export are the search author:"name" (the same person: author_names.py) with its words.
     named = f'author:"{name.replace(chr(34), " ")}" {shown.q}'.strip()

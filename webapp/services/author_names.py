@@ -20,11 +20,12 @@ from papersearch.text import has_cjk
 from webapp.services.clauses import AUTHOR_KEYS
 from webapp.services.es_errors import es_errors
 from webapp.services.query_parser import ParsedQuery
+from webapp.services.search_settings import WebSearchConfig
 
 
 class Client(Protocol):
     alias: str
-    config: dict
+    config: WebSearchConfig
 
     def es(self) -> Elasticsearch: ...
 
@@ -53,9 +54,9 @@ def look_up(client: Client, name: str) -> Person | None:
     key = author_key(name)
     if not key:
         return None
-    settings = client.config["profiles"]["names"]
+    settings = client.config.profiles.names
     with es_errors(client.alias, "authors"):
-        answer = client.es().search(index=client.alias, body=candidates_body(key, settings["candidates"])).body
+        answer = client.es().search(index=client.alias, body=candidates_body(key, settings.candidates)).body
     buckets = [(str(b["key"]), int(b["doc_count"])) for b in answer.get("aggregations", {}).get("keys", {})
                .get("buckets", [])]
     if is_surname(key):  # the regexp's "(e)?" also takes a word with an e the key folded away: the word only

@@ -16,6 +16,7 @@ from papersearch.text import has_cjk
 from webapp.services.es_query import Query, any_of, bool_query
 from webapp.services.plan import Typos
 from webapp.services.query_parser import LATIN_WORD, Clause
+from webapp.services.search_settings import WebSearchConfig
 
 # --- one word -------------------------------------------------------------------------------------------
 
@@ -29,13 +30,13 @@ def is_chinese_field(name: str) -> bool:
     return "_zh" in field or field.endswith(".zh")
 
 
-def fuzzy_fields(config: dict) -> dict[str, float]:
+def fuzzy_fields(config: WebSearchConfig) -> dict[str, float]:
     """Latin-script fields for typo tolerance, unstemmed where possible.
 
     Edit distance is measured on the surface form: on a stemmed field "diffsuion" is compared with
     the stem "diffus" and never matches. Chinese fields are left out (one edit there is a new word).
     """
-    fields = config["query_fields"]
+    fields = config.query_fields
     out: dict[str, float] = {}
     for name, boost in fields.items():
         if is_chinese_field(name) or name.endswith(".exact"):
@@ -44,7 +45,8 @@ def fuzzy_fields(config: dict) -> dict[str, float]:
     return out
 
 
-def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = False, unit: bool = False) -> Query:
+def term_clause(term: str, config: WebSearchConfig, typos: Typos = "", relaxed: bool = False,
+                unit: bool = False) -> Query:
     """One search-box word: all its tokens must match (relaxed: most of them), each in any text field or in the
     paper's topic labels (topic_lift, beside it); with its typo fallback on `typos` fields.
 
@@ -61,66 +63,66 @@ def term_clause(term: str, config: dict, typos: Typos = "", relaxed: bool = Fals
     `unit`: a Chinese run that is one concept, matched as the run, not as its words apart (图神经网络 is not
     图 … 神经网络; DECISIONS.md D-141, D-142).
     """
-    topics = set(config["field_aliases"]["topic"])
-    fields = {f: b for f, b in config["query_fields"].items() if f not in topics}
+    topics = set(config.field_aliases.topic)
+    fields = {f: b for f, b in config.query_fields.items() if f not in topics}
     if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
         exact = _cross_fields(term, fields, config)
         exact["multi_match"].update(operator="or",
-                                    minimum_should_match=config["relaxation"]["term_minimum_should_match"])
+                                    minimum_should_match=config.relaxation.term_minimum_should_match)
     else:
         exact = _exact(term, fields, config, unit)
     return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
 
 
-def _exact(term: str, fields: dict[str, float], config: dict, unit: bool) -> Query:
+def _exact(term: str, fields: dict[str, float], config: WebSearchConfig, unit: bool) -> Query:
     """All the word's tokens, in its script's fields as typed and in the other script's as the docstring above says."""
     cjk = has_cjk(term)
     own = {f: b for f, b in fields.items() if is_chinese_field(f) == cjk}
     other = {f: b for f, b in fields.items() if is_chinese_field(f) != cjk}
     if cjk:
         foreign = phrase_clause(term, other)
-        foreign["multi_match"]["boost"] = config["other_script_weight"]
+        foreign["multi_match"]["boost"] = config.other_script_weight
         parts = [phrase_clause(term, own) if unit else _cross_fields(term, own, config), foreign]
     else:
         foreign = _cross_fields(term, other, config)
-        foreign["multi_match"].update(boost=config["other_script_weight"], zero_terms_query="none")
+        foreign["multi_match"].update(boost=config.other_script_weight, zero_terms_query="none")
         parts = [_cross_fields(term, own, config), foreign]
     return parts[0] if len(parts) == 1 else {"dis_max": {"queries": parts}}
 
 
-def _cross_fields(term: str, fields: dict[str, float], config: dict) -> Query:
+def _cross_fields(term: str, fields: dict[str, float], config: WebSearchConfig) -> Query:
     return {"multi_match": {
         "query": term, "type": "cross_fields", "fields": boosted(fields), "operator": "and",
-        "tie_breaker": config["word_tie_breaker"],
+        "tie_breaker": config.word_tie_breaker,
         # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
         "zero_terms_query": "all",
     }}
 
 
-def topic_lift(term: str, config: dict, relaxed: bool = False) -> Query:
+def topic_lift(term: str, config: WebSearchConfig, relaxed: bool = False) -> Query:
     """The word in the paper's topic labels: a constant (topic_boost, by the word's script: a Chinese word on an
     English paper has its bilingual labels as its only match in the paper's own language) beside what the
     words score in the paper's text, never the best of them."""
-    topics = config["field_aliases"]["topic"]
+    topics = config.field_aliases.topic
     match: Query = {"multi_match": {"query": term, "type": "best_fields", "fields": topics, "operator": "and"}}
     if relaxed:
         match["multi_match"].update(operator="or",
-                                    minimum_should_match=config["relaxation"]["term_minimum_should_match"])
-    return {"constant_score": {"filter": match, "boost": config["topic_boost"]["zh" if has_cjk(term) else "en"]}}
+                                    minimum_should_match=config.relaxation.term_minimum_should_match)
+    return {"constant_score": {"filter": match, "boost": config.topic_boost["zh" if has_cjk(term) else "en"]}}
 
 
-def fuzzy_clause(term: str, typos: Typos, config: dict) -> Query:
+def fuzzy_clause(term: str, typos: Typos, config: WebSearchConfig) -> Query:
     """A low-boost typo/inflection fallback: on author names only, or on every unstemmed Latin field."""
     if typos == "authors":
-        fields = {name: config["query_fields"].get(name, 1) for name in config["field_aliases"]["author"]}
+        fields = {name: config.query_fields.get(name, 1) for name in config.field_aliases.author}
     else:
         fields = fuzzy_fields(config)
-    settings = config["typos"]
+    settings = config.typos
     return {
         "multi_match": {
-            "query": term, "type": "best_fields", "fields": boosted(fields), "fuzziness": settings["fuzziness"],
-            "prefix_length": settings["prefix_length"], "max_expansions": settings["max_expansions"],
-            "boost": settings["boost"],
+            "query": term, "type": "best_fields", "fields": boosted(fields), "fuzziness": settings.fuzziness,
+            "prefix_length": settings.prefix_length, "max_expansions": settings.max_expansions,
+            "boost": settings.boost,
         }
     }
 
@@ -136,27 +138,27 @@ def phrase_clause(phrase: str, fields: dict[str, float] | list[str], slop: int =
     return {"multi_match": query}
 
 
-def phrase_clauses(phrases: list[str], config: dict) -> list[Query]:
-    return [phrase_clause(p, config["query_fields"]) for p in phrases]
+def phrase_clauses(phrases: list[str], config: WebSearchConfig) -> list[Query]:
+    return [phrase_clause(p, config.query_fields) for p in phrases]
 
 
-def proximity_boost(terms: list[str], config: dict, names: tuple[str, ...] = ()) -> Query | None:
+def proximity_boost(terms: list[str], config: WebSearchConfig, names: tuple[str, ...] = ()) -> Query | None:
     """Rank documents where the words appear close together (as typed) above scattered matches; for
     longer queries also each pair of neighbouring words (see DECISIONS.md D-047); and
     each concept's name in the other language, as if it had been typed (Page.close_names)."""
-    slop = config.get("phrase_slop", 0)
-    phrases = [_weighted(phrase_clause(n, config["phrase_fields"], slop=slop), name_weight(n, config)) for n in names]
+    slop = config.phrase_slop
+    phrases = [_weighted(phrase_clause(n, config.phrase_fields, slop=slop), name_weight(n, config)) for n in names]
     if len(terms) >= 2 or any(has_cjk(t) for t in terms):
-        phrases.insert(0, phrase_clause(" ".join(terms), config["phrase_fields"], slop=slop))
+        phrases.insert(0, phrase_clause(" ".join(terms), config.phrase_fields, slop=slop))
     pairs = word_pair_clauses(terms, config)
     if not phrases:
         return None
     return bool_query(should=[*phrases, *pairs]) if len(phrases) > 1 or pairs else phrases[0]
 
 
-def name_weight(name: str, config: dict) -> float:
+def name_weight(name: str, config: WebSearchConfig) -> float:
     """A name's weight: other_language_weight of the language the concept was typed in (not the name's)."""
-    return config["cross_lingual"]["other_language_weight"]["en" if has_cjk(name) else "zh"]
+    return config.cross_lingual.other_language_weight["en" if has_cjk(name) else "zh"]
 
 
 def _weighted(query: Query, weight: float) -> Query:
@@ -164,36 +166,36 @@ def _weighted(query: Query, weight: float) -> Query:
     return query if weight == 1 else {kind: {**body, "boost": weight}}
 
 
-def word_pair_clauses(terms: list[str], config: dict) -> list[Query]:
+def word_pair_clauses(terms: list[str], config: WebSearchConfig) -> list[Query]:
     """Neighbouring Latin-script words as short sloppy phrases, when the query has enough words."""
-    settings = config["word_pairs"]
-    if len(terms) < settings["min_words"]:
+    settings = config.word_pairs
+    if len(terms) < settings.min_words:
         return []
     out = []
     for first, second in itertools.pairwise(terms):
         if has_cjk(first) or has_cjk(second):
             continue  # a Chinese run is already a phrase of its own characters
-        pair = phrase_clause(f"{first} {second}", settings["fields"], slop=settings["slop"])
-        pair["multi_match"]["boost"] = settings["boost"]
+        pair = phrase_clause(f"{first} {second}", settings.fields, slop=settings.slop)
+        pair["multi_match"]["boost"] = settings.boost
         out.append(pair)
     return out
 
 
-def alias_fields(field: str, config: dict) -> dict[str, float]:
+def alias_fields(field: str, config: WebSearchConfig) -> dict[str, float]:
     """The fields behind "title:" etc., with their query_fields boosts."""
-    weights = config["query_fields"]
-    return {name: weights.get(name, 1) for name in config["field_aliases"][field]}
+    weights = config.query_fields
+    return {name: weights.get(name, 1) for name in getattr(config.field_aliases, field)}
 
 
 AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py, papersearch/author_keys.py)
 
 
-def author_clause(clause: Clause, config: dict) -> Query:
+def author_clause(clause: Clause, config: WebSearchConfig) -> Query:
     """author:… — the papers of the person named: their indexed name keys (author_names.py looked them up:
     diacritics, case, hyphens and umlaut transliterations folded, initials as initials). Only when no author has
     the name (clause.fuzzy) similar names: the name as a phrase, or (for Latin names) its parts close together
     in any order, each allowed an edit or two. Not looked up (keys None): the name as a phrase."""
-    fields = config["field_aliases"]["author"]
+    fields = config.field_aliases.author
     if clause.keys is not None and not clause.fuzzy:
         return {"terms": {AUTHOR_KEYS: list(clause.keys)}} if clause.keys else {"match_none": {}}
     alternatives: list[Query] = [phrase_clause(clause.text, fields, slop=1)]
@@ -209,14 +211,14 @@ def author_clause(clause: Clause, config: dict) -> Query:
 MAX_HIGHLIGHTED_KEYS = 20  # spellings marked one by one; beyond, the surname alone
 
 
-def author_highlight(clause: Clause, config: dict) -> Query:
+def author_highlight(clause: Clause, config: WebSearchConfig) -> Query:
     """What an author: clause marks in the author list: each spelling of the person (their keys as phrases:
     the plugin's analyzer folds as the keys do) and the name's words as typed (a core index folds nothing:
     "Soren Hauberg" marks Hauberg in "Søren Hauberg"), the surname alone for a surname or many spellings; the
     similar names when those were searched."""
     if clause.fuzzy or clause.keys is None:
         return author_clause(clause, config)
-    fields = config["field_aliases"]["author"]
+    fields = config.field_aliases.author
     keys = list(clause.keys)
     if not keys:
         return {"match_none": {}}
@@ -226,7 +228,7 @@ def author_highlight(clause: Clause, config: dict) -> Query:
     return any_of([*(phrase_clause(k, fields) for k in keys), typed])
 
 
-def field_clause(clause: Clause, config: dict) -> Query:
+def field_clause(clause: Clause, config: WebSearchConfig) -> Query:
     """title:/abstract:/topic:/author: with a word or a phrase, over that field's aliases."""
     if clause.field == "author":
         return author_clause(clause, config)
@@ -237,19 +239,19 @@ def field_clause(clause: Clause, config: dict) -> Query:
                             "operator": "and"}}
 
 
-def exclusion_clauses(excluded: list[Clause], config: dict) -> list[Query]:
+def exclusion_clauses(excluded: list[Clause], config: WebSearchConfig) -> list[Query]:
     """-word, -"phrase", -field:…: what no result may contain."""
     out: list[Query] = []
     for clause in excluded:
         if clause.field == "author":
             # Strict here: a fuzzy author match must not hide papers of similarly named people.
             out.append(author_clause(replace(clause, fuzzy=False), config) if clause.keys
-                       else phrase_clause(clause.text, config["field_aliases"]["author"], slop=1))
+                       else phrase_clause(clause.text, config.field_aliases.author, slop=1))
         elif clause.field:
             out.append(field_clause(clause, config))
         elif clause.phrase:
-            out.append(phrase_clause(clause.text, list(config["query_fields"])))
+            out.append(phrase_clause(clause.text, list(config.query_fields)))
         else:
             out.append({"multi_match": {"query": clause.text, "type": "best_fields",
-                                        "fields": list(config["query_fields"]), "operator": "and"}})
+                                        "fields": list(config.query_fields), "operator": "and"}})
     return out

@@ -13,14 +13,15 @@ from papersearch import markup
 from papersearch.suggest_inputs import author_inputs
 from webapp.domain import Suggestion
 from webapp.services.es_query import Query
+from webapp.services.search_settings import WebSearchConfig
 
 SOURCE_FIELDS = ["authors", "title", "title_zh", "heading"]
 OVERFETCH = 2  # options asked for per completion wanted: several inputs of one name may match one prefix
 
 
-def completion_suggest(prefix: str, size: int, config: dict) -> Query:
+def completion_suggest(prefix: str, size: int, config: WebSearchConfig) -> Query:
     return {"paper": {"prefix": prefix, "completion": {
-        "field": config["suggest_field"], "size": size * OVERFETCH, "skip_duplicates": True}}}
+        "field": config.suggest_field, "size": size * OVERFETCH, "skip_duplicates": True}}}
 
 
 def _author(matched: str, authors: list[str]) -> str | None:

@@ -19,6 +19,7 @@ from webapp.domain import Hit
 from webapp.services.labels import Labels
 from webapp.services.math_html import fragment_html, text_html
 from webapp.services.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
+from webapp.services.search_settings import WebSearchConfig
 from webapp.services.text_clauses import word_name
 
 FRAGMENT_JOINER = " … "
@@ -124,9 +125,9 @@ def missing_words(matched: list[str], words: list[tuple[int, str]]) -> list[str]
     return [t for i, t in words if word_name(i) not in found]
 
 
-def relevance_score(score: float | None, matched: list[str], config: dict) -> float | None:
+def relevance_score(score: float | None, matched: list[str], config: WebSearchConfig) -> float | None:
     """The hit's score without the tier bonuses (they only order the tiers)."""
     if score is None:
         return score
     bonus = {ALL_WORDS_QUERY: "all_words_boost", ALL_WORDS_TYPOS_QUERY: "all_words_typos_boost"}
-    return score - sum(config["relaxation"][key] for name, key in bonus.items() if name in matched)
+    return score - sum(getattr(config.relaxation, key) for name, key in bonus.items() if name in matched)

@@ -33,7 +33,7 @@ class PaperEntry(NamedTuple):
 class Listing:
     def __init__(self, service: SearchService) -> None:
         self.service = service
-        self.page_size = max(int(s) for s in service.config["page_sizes"])
+        self.page_size = max(int(s) for s in service.config.page_sizes)
 
     # --- a search's results, page after page -----------------------------------------------------------
 
@@ -41,7 +41,7 @@ class Listing:
         """The first page's result (total, fallbacks) and an iterator over up to `limit` hits in order."""
         size = min(limit, self.page_size)
         first = self.service.search(params.model_copy(update={"page": 1, "size": size}))
-        wanted = min(limit, first.total, int(self.service.config["max_result_window"]))
+        wanted = min(limit, first.total, self.service.config.max_result_window)
         return first, self._hits(params, first, size, wanted)
 
     def _hits(self, params: SearchParams, first: SearchResult, size: int, wanted: int) -> Iterator[Hit]:

@@ -12,6 +12,7 @@ from webapp.services.concept_suggest import ConceptSuggester
 from webapp.services.es_errors import es_errors
 from webapp.services.hits import to_hit
 from webapp.services.labels import TopicLabels
+from webapp.services.search_settings import WebSearchConfig
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +26,7 @@ class PaperLookups:
 
     client: Elasticsearch
     alias: str
-    config: dict
+    config: WebSearchConfig
     labels: TopicLabels
     prefix_limit: int
     concept_suggester: ConceptSuggester
@@ -59,7 +60,7 @@ class PaperLookups:
         with es_errors(self.alias, what):
             response = self.es().search(
                 index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                **({"source_excludes": [self.config["suggest_field"]]} if source else {"source": False}),
+                **({"source_excludes": [self.config.suggest_field]} if source else {"source": False}),
             ).body
         hits = response["hits"]["hits"]
         return hits[0] if hits else None
@@ -69,7 +70,7 @@ class PaperLookups:
         with es_errors(self.alias, "mlt"):
             response = self.es().search(
                 index=self.alias, query=more_like_this(index, paper_id, self.config), size=size,
-                source_excludes=[self.config["suggest_field"]],
+                source_excludes=[self.config.suggest_field],
             ).body
         return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
 
@@ -102,10 +103,10 @@ class PaperLookups:
             return False
 
 
-def more_like_this(index: str, paper_id: str, config: dict) -> dict:
+def more_like_this(index: str, paper_id: str, config: WebSearchConfig) -> dict:
     """Papers similar to one paper (config/index.json "similar")."""
-    settings = config["similar"]
+    settings = config.similar
     return {"more_like_this": {
-        "fields": settings["fields"], "like": [{"_index": index, "_id": paper_id}],
-        **{k: settings[k] for k in ("min_term_freq", "min_doc_freq", "max_query_terms", "minimum_should_match")},
+        "fields": settings.fields, "like": [{"_index": index, "_id": paper_id}],
+        **settings.model_dump(include={"min_term_freq", "min_doc_freq", "max_query_terms", "minimum_should_match"}),
     }}

@@ -40,19 +40,21 @@ from webapp.services.search_requests import (
     Typos,
     Word,
 )
+from webapp.services.search_settings import WebSearchConfig
 
 __all__ = ["Concept", "Count", "Facets", "Fuzzy", "Highlight", "Live", "Option", "Page", "Request", "Search",
            "Spelling", "Text", "Third", "Tier", "Typos", "Word"]
 _TOKEN = re.compile(r"\w+")
 
-def cost(parsed: ParsedQuery, found: tuple[Expansion, ...] | list[Expansion], size: int, config: dict) -> int:
+def cost(parsed: ParsedQuery, found: tuple[Expansion, ...] | list[Expansion], size: int,
+         config: WebSearchConfig) -> int:
     """A search's weight in the rate limit, in units of a plain search (config query_cost): its clauses, the
     concepts it expands to and the results it asks for are what Elasticsearch spends its time on (a query of 32
     concept names cost ~100 times q=learning, issue 45.2)."""
-    spec = config["query_cost"]
-    units = 1 + max(0, len(parsed.clauses) - 1) // spec["clauses_per_unit"] + spec["concept_units"] * len(found)
-    units += max(0, size - 1) // spec["results_per_unit"]
-    return max(1, min(spec["max_units"], units))
+    spec = config.query_cost
+    units = 1 + max(0, len(parsed.clauses) - 1) // spec.clauses_per_unit + spec.concept_units * len(found)
+    units += max(0, size - 1) // spec.results_per_unit
+    return max(1, min(spec.max_units, units))
 
 
 # --- the ladder -------------------------------------------------------------------------------------------
@@ -64,7 +66,7 @@ class Search:
 
     parsed: ParsedQuery
     params: SearchParams
-    config: dict
+    config: WebSearchConfig
     found: tuple[Expansion, ...] = ()
     live: Live = field(default_factory=Live)
 
@@ -76,7 +78,7 @@ class Search:
 
     @property
     def large(self) -> bool:
-        return self.live.papers > self.config["large_index"]["above"]
+        return self.live.papers > self.config.large_index.above
 
     def first(self) -> tuple[Page, Count | None, Spelling | None]:
         """Round 1: the words as typed; a count of them apart when concepts let other papers in; on a core
@@ -89,7 +91,7 @@ class Search:
 
     @property
     def below(self) -> int:
-        return self.config["relaxation"]["below"]
+        return self.config.relaxation.below
 
     def too_few(self, as_typed: int) -> bool:
         return as_typed < self.below
@@ -127,17 +129,17 @@ class Search:
         least `commoner` times as many, with the same first letter (transfomer → transformer; tenses is not tensor,
         healing not dealing). Of the options
         within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
-        settings = self.config["spelling"]
+        settings = self.config.spelling
         fixes: dict[str, str] = {}
         for word, papers in counts.items():
-            close = [o for o in options.get(word, []) if o.text != word and o.score >= settings["close"]]
+            close = [o for o in options.get(word, []) if o.text != word and o.score >= settings.close]
             if papers == 0:
-                good = close + [o for o in options.get(word, []) if o.freq >= settings["min_freq"]]
+                good = close + [o for o in options.get(word, []) if o.freq >= settings.min_freq]
             else:  # and it keeps its first letter: a rare word some papers spell so is seldom a first-letter typo
-                good = [o for o in close if o.freq >= settings["commoner"] * papers and o.text[:1] == word[:1]]
-            if papers < settings["rare_below"] and good:
+                good = [o for o in close if o.freq >= settings.commoner * papers and o.text[:1] == word[:1]]
+            if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
-                fixes[word] = max((o for o in good if o.score >= best - settings["near"]), key=lambda o: o.freq).text
+                fixes[word] = max((o for o in good if o.score >= best - settings.near), key=lambda o: o.freq).text
         unknown = frozenset(w for w, papers in counts.items() if papers == 0)
         return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
@@ -225,7 +227,7 @@ class Search:
         if not relaxed:
             return words
         need = words
-        for condition in self.config["relaxation"]["minimum_should_match"].split():
+        for condition in self.config.relaxation.minimum_should_match.split():
             above, rule = condition.split("<")
             if words > int(above):
                 number = int(rule.rstrip("%"))
@@ -237,10 +239,10 @@ class Search:
         """Where a word's typo fallback looks: longer alphabetic words in every Latin field, four-letter ones
         in author names only (Zeev → Ze'ev), never Chinese."""
         wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
-        settings = self.config["typos"]
-        if not wanted or len(term) < settings["author_min_length"] or has_cjk(term) or not LATIN_WORD.fullmatch(term):
+        settings = self.config.typos
+        if not wanted or len(term) < settings.author_min_length or has_cjk(term) or not LATIN_WORD.fullmatch(term):
             return ""
-        return "authors" if len(term) < settings["min_length"] else "text"
+        return "authors" if len(term) < settings.min_length else "text"
 
     def typo_words(self, unknown: frozenset[str]) -> frozenset[str]:
         """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
@@ -258,10 +260,10 @@ class Search:
     @property
     def spelling_words(self) -> tuple[str, ...]:
         """The plain words worth a spelling check: Latin script, not too short, each once, the first few."""
-        settings = self.config["spelling"]
+        settings = self.config.spelling
         words = dict.fromkeys(t.casefold() for t in self.parsed.terms
-                              if len(t) >= settings["min_length"] and not has_cjk(t) and LATIN_WORD.fullmatch(t))
-        return tuple(words)[:settings["max_words"]]
+                              if len(t) >= settings.min_length and not has_cjk(t) and LATIN_WORD.fullmatch(t))
+        return tuple(words)[:settings.max_words]
 
 
 def _other_language(words: list[str]) -> str | None:

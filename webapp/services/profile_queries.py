@@ -22,6 +22,7 @@ from webapp.services import facet_queries as fq
 from webapp.services import render
 from webapp.services.es_query import Query, bool_query, filtered
 from webapp.services.search_requests import Page
+from webapp.services.search_settings import WebSearchConfig
 
 AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py)
 NAMES = "authors.as_written"  # the names exactly as the papers write them
@@ -70,7 +71,7 @@ class TopicsWithPapers:
 Request = AuthorPapers | AuthorProfile | TopicPapers | TopicFacets | TopicsWithPapers
 
 
-def body(request: Request, config: dict) -> Query:
+def body(request: Request, config: WebSearchConfig) -> Query:
     match request:
         case AuthorPapers():
             return _author_papers(request, config)
@@ -89,24 +90,24 @@ def _author(keys: tuple[str, ...]) -> Query:
     return {"terms": {AUTHOR_KEYS: list(keys)}}
 
 
-def _source(config: dict) -> Query:
-    return {"excludes": [config["suggest_field"], AUTHOR_KEYS]}
+def _source(config: WebSearchConfig) -> Query:
+    return {"excludes": [config.suggest_field, AUTHOR_KEYS]}
 
 
-def _author_papers(request: AuthorPapers, config: dict) -> Query:
+def _author_papers(request: AuthorPapers, config: WebSearchConfig) -> Query:
     params = request.params
     filters = fq.facet_filters(params, config)
     words = render.scoring_query(request.words, config) if request.words else {"match_all": {}}
     out: Query = {
         "query": filtered(words, [_author(request.keys)]),
         "aggs": fq.aggregations(config, filters) | fq.known_aggregation(params, config),
-        "sort": config["sorts"][params.sort],
+        "sort": config.sorts[params.sort],
         "track_total_hits": True,
         **render.window(params, config),
         "_source": _source(config),
     }
     if request.words and request.words.highlight:
-        out["highlight"] = {**config["highlight"],
+        out["highlight"] = {**config.highlight.body(),
                             "highlight_query": render.highlight_query(request.words.highlight, config)}
     post = fq.post_filter(filters)
     if post:
@@ -114,40 +115,40 @@ def _author_papers(request: AuthorPapers, config: dict) -> Query:
     return out
 
 
-def _author_profile(request: AuthorProfile, config: dict) -> Query:
-    settings = config["profiles"]
-    area_field = fq.facet_config(config, "topic")["levels"][0]["field"]
+def _author_profile(request: AuthorProfile, config: WebSearchConfig) -> Query:
+    settings = config.profiles
+    area_field = config.topic.levels[0].field
     return {
         "query": bool_query(filter=[_author(request.keys)]),
-        "size": settings["groups"]["papers"],
-        "sort": config["sorts"][settings["sort"]],
+        "size": settings.groups.papers,
+        "sort": config.sorts[settings.sort],
         "track_total_hits": True,
         "_source": ["authors", area_field],
-        "aggs": {"names": {"terms": {"field": NAMES, "size": settings["coauthors"] + SPELLINGS}}},
+        "aggs": {"names": {"terms": {"field": NAMES, "size": settings.coauthors + SPELLINGS}}},
     }
 
 
-def topic_filter(topic: Topic, config: dict) -> Query:
+def topic_filter(topic: Topic, config: WebSearchConfig) -> Query:
     """The topic's papers: an area's, or one subarea's."""
     areas, paths = ([], [topic.path]) if topic.subarea else ([topic.area], [])
-    return fq.topic_filter(areas, paths, config) or {"match_none": {}}
+    return config.topic.filter_of(areas, paths) or {"match_none": {}}
 
 
-def _topic_aggregations(config: dict, sampled: bool = False) -> Query:
+def _topic_aggregations(config: WebSearchConfig, sampled: bool = False) -> Query:
     """The facets, the names on the most papers (twice as many as shown: spellings of one name merge) and the
     concepts particular to the topic (on at least concept_papers papers; a sample allows no more than 1)."""
-    settings = config["profiles"]["topic"]
-    concepts = {"field": CONCEPTS, "size": settings["concepts"], "min_doc_count": 1 if sampled else
-                settings["concept_papers"]}
-    return {**fq.aggregations(config, {}), "names": {"terms": {"field": NAMES, "size": 2 * settings["authors"]}},
+    settings = config.profiles.topic
+    concepts = {"field": CONCEPTS, "size": settings.concepts, "min_doc_count": 1 if sampled else
+                settings.concept_papers}
+    return {**fq.aggregations(config, {}), "names": {"terms": {"field": NAMES, "size": 2 * settings.authors}},
             CONCEPTS: {"significant_terms": concepts}}
 
 
-def _topic_papers(request: TopicPapers, config: dict) -> Query:
+def _topic_papers(request: TopicPapers, config: WebSearchConfig) -> Query:
     out: Query = {
         "query": bool_query(filter=[topic_filter(request.topic, config)]),
-        "size": config["profiles"]["topic"]["newest"],
-        "sort": config["sorts"][config["profiles"]["sort"]],
+        "size": config.profiles.topic.newest,
+        "sort": config.sorts[config.profiles.sort],
         "track_total_hits": True,  # one term filter: Elasticsearch counts it from the index's statistics
         "_source": _source(config),
     }
@@ -156,18 +157,18 @@ def _topic_papers(request: TopicPapers, config: dict) -> Query:
     return out
 
 
-def _topic_facets(request: TopicFacets, config: dict) -> Query:
+def _topic_facets(request: TopicFacets, config: WebSearchConfig) -> Query:
     aggs = _topic_aggregations(config, sampled=request.probability < 1)
     if request.probability < 1:
-        sampler = {"probability": request.probability, "seed": config["large_index"]["seed"]}
+        sampler = {"probability": request.probability, "seed": config.large_index.seed}
         aggs = {render.SAMPLE_AGG: {"random_sampler": sampler, "aggs": aggs}}
     return {"size": 0, "track_total_hits": False, "query": bool_query(filter=[topic_filter(request.topic, config)]),
             "aggs": aggs}
 
 
-def _topics(config: dict) -> Query:
-    area, sub = fq.facet_config(config, "topic")["levels"]
+def _topics(config: WebSearchConfig) -> Query:
+    area, sub = config.topic.levels
     newest = {ADDED: {"max": {"field": ADDED}}}
     return {"size": 0, "track_total_hits": False, "aggs": {"areas": {
-        "terms": {"field": area["field"], "size": area["size"]},
-        "aggs": {**newest, "children": {"terms": {"field": sub["field"], "size": sub["size"]}, "aggs": newest}}}}}
+        "terms": {"field": area.field, "size": area.size},
+        "aggs": {**newest, "children": {"terms": {"field": sub.field, "size": sub.size}, "aggs": newest}}}}}

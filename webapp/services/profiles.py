@@ -79,8 +79,8 @@ class ProfileService:
         if params.q:
             first, _, _ = self.search.plan(params).first()
             words = first if not first.cacheable else None  # syntax alone ("-") leaves no words to rank by
-        settings = self.config["profiles"]
-        params = params.model_copy(update={"sort": settings["query_sort" if words else "sort"]})  # the page's order
+        settings = self.config.profiles
+        params = params.model_copy(update={"sort": settings.query_sort if words else settings.sort})  # the page's order
         listed, profile = self._send([pq.AuthorPapers(keys, params, words), pq.AuthorProfile(keys)], "author")
         papers = profile["hits"]["total"]["value"]
         if not papers:
@@ -93,14 +93,14 @@ class ProfileService:
                    (h.get("_source", {}) for h in profile["hits"]["hits"])]
         counted = [(k, c) for k, c in person.surname if k in own]
         if has_cjk(person.key):
-            groups = author_groups.paper_groups(sources, own, settings["groups"]["min_papers"])
+            groups = author_groups.paper_groups(sources, own, settings.groups.min_papers)
         else:
             groups = author_groups.first_name_groups(counted, sources)
         several = author_groups.several_people(groups)
         return AuthorProfile(
             name=spellings[0].name if spellings else name, key=keys[0], keys=list(keys), spellings=spellings,
             papers=papers, coauthors=by_person([(n, c) for n, c in names if author_key(n) not in own])[
-                :settings["coauthors"]],
+                :settings.coauthors],
             several_people=several, groups=groups if several else [],
             grouped_papers=sum(g.papers for g in groups) if several else 0, result=self._result(listed, params))
 
@@ -111,13 +111,13 @@ class ProfileService:
         person = author_names.look_up(self.search, name)
         if person is None or has_cjk(person.key):
             return []
-        found = people(list(person.surname))[:self.config["profiles"]["names"]["people"]]
+        found = people(list(person.surname))[:self.config.profiles.names.people]
         written = author_names.as_written(self.search, [k for k, _ in found])
         return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         counted = answer["hits"]["total"]
-        total, window = counted["value"], self.config["max_result_window"]
+        total, window = counted["value"], self.config.max_result_window
         return SearchResult(params=params, total=total, took_ms=answer.get("took", 0),
                             hits=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
                             facets=facets(answer.get("aggregations", {}), params, self.config, self.labels),
@@ -131,7 +131,7 @@ class ProfileService:
         topic has more papers than can be paged through (as a search's: plan.Live.sample_probability)."""
         self.search.start_budget()
         live = self.search.live_index()
-        large = live.papers > self.config["large_index"]["above"]
+        large = live.papers > self.config.large_index.above
         answer, = self._send([pq.TopicPapers(topic, facets=not large)], "topic")
         total = answer["hits"]["total"]
         if not total["value"]:
@@ -139,7 +139,7 @@ class ProfileService:
         probability = 1.0
         aggs = answer.get("aggregations", {})
         if large:
-            probability = live.sample_probability(self.config, total["value"] < self.config["max_result_window"])
+            probability = live.sample_probability(self.config, total["value"] < self.config.max_result_window)
             sampled, = self._send([pq.TopicFacets(topic, probability)], "facets")
             aggs = sampled.get("aggregations", {})
             aggs = aggs.get(render.SAMPLE_AGG, {}) if probability < 1 else aggs
@@ -153,7 +153,7 @@ class ProfileService:
             label_zh=self.labels.label_zh(topic.area, topic.subarea) or topic.subarea or area_zh,
             papers=total["value"], newest=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
             facets=facets(aggs, SearchParams(), self.config, self.labels), facets_are_estimates=probability < 1,
-            authors=by_person(names)[:self.config["profiles"]["topic"]["authors"]], concepts=concepts)
+            authors=by_person(names)[:self.config.profiles.topic.authors], concepts=concepts)
 
     def topics_with_papers(self) -> list[tuple[Topic, str | None]]:
         """Every topic of the taxonomy that has papers (areas, and subareas under them), each with the day its

@@ -17,7 +17,7 @@ from papersearch.text import CJK_CHARS, to_simplified
 from webapp.domain import BadQuery
 
 # Each clause expands to several field queries; a pasted abstract is not a query (config query_cost.max_clauses).
-MAX_CLAUSES = int(search_config()["query_cost"]["max_clauses"])
+MAX_CLAUSES = search_config().query_cost.max_clauses
 
 FIELD_NAMES = {
     "author": "author", "authors": "author", "作者": "author",

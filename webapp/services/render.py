@@ -14,6 +14,7 @@ from webapp.services import facet_queries as fq
 from webapp.services import text_clauses as tc
 from webapp.services.es_query import Query, bool_query, filtered
 from webapp.services.plan import Count, Facets, Highlight, Page, Request, Spelling
+from webapp.services.search_settings import WebSearchConfig
 
 # The relaxed page's tiers, named so each hit tells which it is in (hits.py reads them back).
 ALL_WORDS_QUERY = "all_words"  # every word as typed
@@ -21,7 +22,7 @@ ALL_WORDS_TYPOS_QUERY = "all_words_typos"  # every word, typo-tolerant where unk
 SAMPLE_AGG = "sample"  # a large index's facets, counted on a random sample
 
 
-def body(request: Request, config: dict) -> Query | list[Query]:
+def body(request: Request, config: WebSearchConfig) -> Query | list[Query]:
     """The body of one request of a plan (a Spelling is several: the suggestions, then a count per word)."""
     match request:
         case Page(tier="check"):
@@ -42,7 +43,7 @@ def body(request: Request, config: dict) -> Query | list[Query]:
 # --- a results page ---------------------------------------------------------------------------------------
 
 
-def _page(page: Page, config: dict) -> Query:
+def _page(page: Page, config: WebSearchConfig) -> Query:
     params = page.params
     filters = fq.facet_filters(params, config)
     rescored = _rescore_window(page, config)
@@ -54,11 +55,11 @@ def _page(page: Page, config: dict) -> Query:
         "aggs": fq.aggregations(config, filters),
         "sort": _sort(page, config),
         "track_total_hits": True,
-        "_source": {"excludes": [config["suggest_field"]]},
+        "_source": {"excludes": [config.suggest_field]},
         **window(page.params, config),
     }
     if out["size"] and page.highlight:
-        out["highlight"] = {**config["highlight"], "highlight_query": highlight_query(page.highlight, config)}
+        out["highlight"] = {**config.highlight.body(), "highlight_query": highlight_query(page.highlight, config)}
     out["aggs"] |= fq.known_aggregation(params, config)
     post = fq.post_filter(filters)
     if post:
@@ -66,15 +67,15 @@ def _page(page: Page, config: dict) -> Query:
     if rescored:
         # Closeness only reorders: rewarded on the first results alone, by score (Elasticsearch takes no
         # sort beside a rescore). See DECISIONS.md D-098.
-        settings = config["rescore"]
+        settings = config.rescore
         del out["sort"]
         out["rescore"] = {"window_size": rescored, "query": {
             "rescore_query": _closeness(page, config),
-            "query_weight": settings["query_weight"], "rescore_query_weight": settings["rescore_query_weight"]}}
+            "query_weight": settings.query_weight, "rescore_query_weight": settings.rescore_query_weight}}
     return out
 
 
-def _hits_only(page: Page, config: dict) -> Query:
+def _hits_only(page: Page, config: WebSearchConfig) -> Query:
     """A results page without its facets (an index above large_index.above papers, whose facets come in a
     request of their own): the filters in the query, since no aggregation needs them left out, and the total
     counted as far as pages go (max_result_window), so Elasticsearch can skip what cannot make the page."""
@@ -83,53 +84,53 @@ def _hits_only(page: Page, config: dict) -> Query:
     post = out.pop("post_filter", None)
     if post:
         out["query"] = filtered(out["query"], post["bool"]["filter"])
-    out["track_total_hits"] = config["max_result_window"]
+    out["track_total_hits"] = config.max_result_window
     return out
 
 
-def _all_words_first(query: Query, page: Page, config: dict) -> Query:
+def _all_words_first(query: Query, page: Page, config: WebSearchConfig) -> Query:
     """The relaxed query with a constant bonus for papers that have every word: they come first, in their own
     order, then (all_words_typos) the papers with every word once typos are forgiven, and the partial matches
     follow in theirs (DECISIONS.md D-044)."""
-    settings = config["relaxation"]
+    settings = config.relaxation
     tiers = [(page.all_words, "all_words_boost", ALL_WORDS_QUERY),
              (page.all_words_typos, "all_words_typos_boost", ALL_WORDS_TYPOS_QUERY)]
     return bool_query(must=[query], should=[
-        {"constant_score": {"filter": tc.text_query(text, config), "boost": settings[boost], "_name": name}}
+        {"constant_score": {"filter": tc.text_query(text, config), "boost": getattr(settings, boost), "_name": name}}
         for text, boost, name in tiers if text is not None])
 
 
-def _sort(page: Page, config: dict) -> list[Query]:
+def _sort(page: Page, config: WebSearchConfig) -> list[Query]:
     """The configured sort; without words every paper scores the same, so a score sort is its tie-breaks
     alone, which Elasticsearch can skip through (numeric sorts) instead of visiting every paper."""
-    sort = config["sorts"][page.params.sort]
+    sort = config.sorts[page.params.sort]
     if not page.cacheable:
         return sort
     return [s for s in sort if s != {"_score": "desc"}] or sort
 
 
-def window(params: SearchParams, config: dict) -> Query:
+def window(params: SearchParams, config: WebSearchConfig) -> Query:
     """The page's slice of the results; none beyond the result window (totals and facets only)."""
-    if params.is_too_deep(config["max_result_window"]):
+    if params.is_too_deep(config.max_result_window):
         return {"from": 0, "size": 0}
     return {"from": params.offset, "size": params.size}
 
 
-def _rescore_window(page: Page, config: dict) -> int:
+def _rescore_window(page: Page, config: WebSearchConfig) -> int:
     """How many of the first results closeness reorders, when it is rewarded apart (0: in the query itself)."""
-    window = config["rescore"]["window"]
-    by_score = config["sorts"][page.params.sort][:1] == [{"_score": "desc"}]
+    window = config.rescore.window
+    by_score = config.sorts[page.params.sort][:1] == [{"_score": "desc"}]
     has_closeness = _closeness(page, config) is not None
-    pageful = page.params.size and not page.params.is_too_deep(config["max_result_window"])
+    pageful = page.params.size and not page.params.is_too_deep(config.max_result_window)
     return window if window and by_score and has_closeness and pageful else 0
 
 
-def _closeness(page: Page, config: dict) -> Query | None:
+def _closeness(page: Page, config: WebSearchConfig) -> Query | None:
     """What closeness rewards: the words typed, and the concepts' names in the other language."""
     return cl.proximity_boost(list(page.proximity), config, page.close_names)
 
 
-def scoring_query(page: Page, config: dict, fuzzy: bool = True, closeness: bool = True) -> Query:
+def scoring_query(page: Page, config: WebSearchConfig, fuzzy: bool = True, closeness: bool = True) -> Query:
     """The words, phrases and field clauses (required), closeness (rewarded), exclusions; no facet filters
     (they go into post_filter). fuzzy=False: without the typo fallbacks; closeness=False: without the
     closeness reward (a rescore adds it)."""
@@ -152,13 +153,13 @@ def scoring_query(page: Page, config: dict, fuzzy: bool = True, closeness: bool 
 # --- highlighting ----------------------------------------------------------------------------------------
 
 
-def highlight_query(hl: Highlight, config: dict) -> Query:
+def highlight_query(hl: Highlight, config: WebSearchConfig) -> Query:
     """What the page marks: any of the words, the phrases and field clauses, and the concepts' other forms,
     each on the highlighted fields only. Not the search itself: its typo fallbacks would mark look-alikes
     (DECISIONS.md D-015), and its cross-field, concept and closeness clauses
     cost several times the whole search to highlight while marking the same words (DECISIONS.md D-101)."""
     fields = highlighted_fields(config)
-    authors = set(config["field_aliases"]["author"])
+    authors = set(config.field_aliases.author)
     should: list[Query] = []
     if hl.words:
         should.append({"multi_match": {"query": " ".join(hl.words), "fields": fields}})
@@ -172,25 +173,25 @@ def highlight_query(hl: Highlight, config: dict) -> Query:
     return bool_query(should=should)
 
 
-def highlighted_fields(config: dict) -> list[str]:
+def highlighted_fields(config: WebSearchConfig) -> list[str]:
     """The fields the page shows marked, with the subfields whose matches they take (matched_fields)."""
     out: dict[str, None] = {}
-    for name, spec in config["highlight"]["fields"].items():
-        out |= dict.fromkeys([name, *spec.get("matched_fields", [])])
+    for name, spec in config.highlight.fields.items():
+        out |= dict.fromkeys([name, *spec.matched_fields])
     return list(out)
 
 
 # --- the other requests ------------------------------------------------------------------------------------
 
 
-def _check(page: Page, config: dict) -> Query:
+def _check(page: Page, config: WebSearchConfig) -> Query:
     """A search that counts up to one paper, filters included, so it can go into one _msearch."""
     post = fq.post_filter(fq.facet_filters(page.params, config))
     query = filtered(scoring_query(page, config), post["bool"]["filter"] if post else [])
     return {"query": query, "size": 0, "track_total_hits": 1}
 
 
-def _count(count: Count, config: dict) -> Query:
+def _count(count: Count, config: WebSearchConfig) -> Query:
     """The papers the words as typed find in their own language, under the page's filters, counted up to the
     ladder's threshold: concepts also let papers in the other language in, and a long English title with a
     typo must not count as found because one of its words is a concept Chinese papers have."""
@@ -199,34 +200,34 @@ def _count(count: Count, config: dict) -> Query:
     return {"size": 0, "track_total_hits": count.limit, "query": bool_query(filter=[as_typed, *filters])}
 
 
-def _suggestions(words: list[str], config: dict) -> Query:
+def _suggestions(words: list[str], config: WebSearchConfig) -> Query:
     """Term suggesters (one per spelling field) proposing real words near each word, commoner than it in that
     field ("popular": a word a paper or two have may still be a typo; plan.corrections decides)."""
-    settings = config["spelling"]
+    settings = config.spelling
     suggest = {f"spell_{i}": {"term": {"field": field, "suggest_mode": "popular",
-                                       "min_word_length": settings["min_length"], "max_edits": settings["max_edits"],
-                                       "prefix_length": settings["prefix_length"], "size": settings["size"]}}
-               for i, field in enumerate(settings["fields"])}
+                                       "min_word_length": settings.min_length, "max_edits": settings.max_edits,
+                                       "prefix_length": settings.prefix_length, "size": settings.size}}
+               for i, field in enumerate(settings.fields)}
     return {"size": 0, "track_total_hits": False, "query": {"match_none": {}},
             "suggest": {"text": " ".join(words), **suggest}}
 
 
-def _known_word(word: str, config: dict) -> Query:
+def _known_word(word: str, config: WebSearchConfig) -> Query:
     """How many papers contain the word exactly, counted up to spelling.rare_below (none: misspelt, worth typo
     tolerance; a few: perhaps misspelt): a count over the search fields that stops there. Term suggesters
     cannot tell (they see one field each), and the hits cannot either (fuzzy matches)."""
-    return {"size": 0, "track_total_hits": config["spelling"]["rare_below"],
-            "query": {"multi_match": {"query": word, "fields": list(config["query_fields"]), "operator": "and"}}}
+    return {"size": 0, "track_total_hits": config.spelling.rare_below,
+            "query": {"multi_match": {"query": word, "fields": list(config.query_fields), "operator": "and"}}}
 
 
-def _facets(facets: Facets, config: dict) -> Query:
+def _facets(facets: Facets, config: WebSearchConfig) -> Query:
     """The facets of a results page on their own: what the search matches (no scores, no closeness or tiers:
     they only order), each facet's aggregation; counted on a random sample of the matches when probability
     < 1 (Elasticsearch's random_sampler, whose counts are scaled estimates; the seed fixed, so a page does not
     flicker)."""
     aggs = fq.aggregations(config, fq.facet_filters(facets.page.params, config))
     if facets.probability < 1:
-        sampler = {"probability": facets.probability, "seed": config["large_index"]["seed"]}
+        sampler = {"probability": facets.probability, "seed": config.large_index.seed}
         aggs = {SAMPLE_AGG: {"random_sampler": sampler, "aggs": aggs}}
     aggs |= fq.known_aggregation(facets.page.params, config)  # the whole index, never sampled: top level
     query = scoring_query(facets.page, config, closeness=False)

@@ -37,6 +37,7 @@ from webapp.services.hits import missing_words, relevance_score, to_hit
 from webapp.services.labels import TopicLabels
 from webapp.services.papers import PaperLookups
 from webapp.services.query_parser import ParsedQuery, parse_query
+from webapp.services.search_settings import WebSearchConfig, search_config
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ Answer = dict[str, Any]
 
 
 class SearchService(PaperLookups):
-    def __init__(self, client: Elasticsearch, alias: str, config: dict | None = None,
+    def __init__(self, client: Elasticsearch, alias: str, config: WebSearchConfig | None = None,
                  taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None,
                  budget: float | None = None) -> None:
         self.client = client
@@ -62,9 +63,9 @@ class SearchService(PaperLookups):
         # a slow or frozen cluster costs a visitor one budget, not one per round trip (DECISIONS.md D-103).
         self.budget = budget
         self.alias = alias
-        self.config = config or index_definition.search_config()
+        self.config = config or search_config()
         # Completions are indexed from the first max_input_length characters: a longer prefix cannot match more.
-        completion = index_definition.load()["mappings"]["properties"][self.config["suggest_field"]]
+        completion = index_definition.load()["mappings"]["properties"][self.config.suggest_field]
         self.prefix_limit: int = completion.get("max_input_length", 50)
         self.taxonomy = taxonomy or Taxonomy.load()
         self.labels = TopicLabels(self.taxonomy)
@@ -118,7 +119,7 @@ class SearchService(PaperLookups):
         total = response["hits"]["total"]
         facets_request = s.facets(shown, total["relation"] == "eq")
         aggregations = send.facets(facets_request) if facets_request else response.get("aggregations", {})
-        window = self.config["max_result_window"]
+        window = self.config.max_result_window
         too_deep = params.too_deep_for(total["value"], window, total["relation"] == "eq")
         return SearchResult(
             params=params,
@@ -151,8 +152,8 @@ class SearchService(PaperLookups):
         return plan.cost(parsed, self._expansions(parsed, params), params.size, self.config)
 
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
-        xl = self.config["cross_lingual"]
-        return (xp.expansions(parsed.terms, self.matcher, xl["max_forms"], xl["max_concepts"], xl["max_term_length"])
+        xl = self.config.cross_lingual
+        return (xp.expansions(parsed.terms, self.matcher, xl.max_forms, xl.max_concepts, xl.max_term_length)
                 if params.xl else [])
 
     def _hit(self, raw: dict, shown: plan.Page, partial: PartialMatch | None) -> Hit:

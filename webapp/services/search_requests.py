@@ -12,6 +12,7 @@ from typing import Literal
 from webapp.domain import SearchParams
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import Clause, ParsedQuery
+from webapp.services.search_settings import WebSearchConfig
 
 Tier = Literal["as_typed", "relaxed", "check"]
 # Where a word's typo fallback looks: nowhere, author names only (four-letter words), every Latin text field.
@@ -158,9 +159,9 @@ class Live:
     profile: str | None = None
     papers: int = 0
 
-    def sample_probability(self, config: dict, total_exact: bool) -> float:
+    def sample_probability(self, config: WebSearchConfig, total_exact: bool) -> float:
         """The share of papers a large index's facets (a search's, a topic page's) are counted on: all for an
         exact total (fewer than max_result_window matches) or an index of at most large_index.sample papers,
         else about that many of them (at most half)."""
-        sample = config["large_index"]["sample"]
+        sample = config.large_index.sample
         return 1.0 if total_exact or self.papers <= sample else min(0.5, sample / self.papers)

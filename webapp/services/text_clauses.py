@@ -13,6 +13,7 @@ from webapp.services import clauses as cl
 from webapp.services.es_query import Query, all_of, any_of, bool_query, named
 from webapp.services.plan import Concept, Text, Word
 from webapp.services.query_parser import words_of
+from webapp.services.search_settings import WebSearchConfig
 
 WORD_QUERY = "word:"  # a relaxed word's clause is named word:<i>, so each hit tells which words it has
 
@@ -21,7 +22,7 @@ def word_name(index: int) -> str:
     return f"{WORD_QUERY}{index}"
 
 
-def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
+def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query | None:
     """Each word one clause (named word:<i> when relaxed), `required` of them; with other_language, papers
     in that language may match the concept groups instead. fuzzy=False: without the typo fallbacks."""
     if not text.words:
@@ -42,11 +43,11 @@ def text_query(text: Text, config: dict, fuzzy: bool = True) -> Query | None:
     return any_of([as_typed, in_other_language])
 
 
-def _typed(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+def _typed(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
     return cl.term_clause(word.text, config, word.typos if fuzzy else "", text.relaxed, unit=bool(word.concept))
 
 
-def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
+def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
     typed = _typed(word, text, config, fuzzy)
     if word.concept:
         clause = concept_query(word.concept, typed, config, word.share)
@@ -57,26 +58,26 @@ def _word_query(word: Word, text: Text, config: dict, fuzzy: bool) -> Query:
     return any_of([clause, cl.topic_lift(word.text, config, text.relaxed)])
 
 
-def _inside_query(word: Word, config: dict) -> Query:
+def _inside_query(word: Word, config: WebSearchConfig) -> Query:
     """A long Chinese term's concepts: all of them, each as typed or as the concept."""
     return all_of([concept_query(c, cl.term_clause(c.typed, config, unit=True), config) for c in word.inside])
 
 
-def form_fields(config: dict, language: str) -> dict[str, float]:
+def form_fields(config: WebSearchConfig, language: str) -> dict[str, float]:
     """Where a concept's other forms are searched: the text fields of one script that cross_lingual.form_fields
     names, at their query_fields boosts. Not the authors (a concept is not a name), not the topic labels (the
     taxonomy is bilingual already: the words as typed reach them), not the English exact subfields (a phrase
     on the stemmed field finds the same papers; DECISIONS.md D-099).
     Forms on titles alone would be cheaper, but lose the papers whose abstract names a concept only inside a
     longer one, untagged (DECISIONS.md D-099)."""
-    return {name: config["query_fields"][name] for name in config["cross_lingual"]["form_fields"][language]}
+    return {name: config.query_fields[name] for name in config.cross_lingual.form_fields[language]}
 
 
 def _typed_language(concept: Concept) -> str:
     return "zh" if has_cjk(concept.typed) else "en"
 
 
-def form_phrases(concept: Concept, config: dict) -> list[Query]:
+def form_phrases(concept: Concept, config: WebSearchConfig) -> list[Query]:
     """Each other form of the concept, in both languages, as a phrase on its language's fields (the names scored
     as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or an English
     synonym lets its papers in below those that use the name (form_weight.en); a Chinese synonym weighs as its
@@ -84,16 +85,16 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
     same_language_weight: a variant spelling (optimisation, rarer and so higher in idf) must not outscore the
     word typed; at full weight when an acronym was typed (LLM: its forms are what it stands for).
     DECISIONS.md D-140, D-142."""
-    settings = config["cross_lingual"]
+    settings = config.cross_lingual
     typed_language = _typed_language(concept)
     typed_acronym = typed_language == "en" and any(is_acronym(w) for w in concept.typed.split())
     names = {name for _, name in concept.names}
     out = []
     for language, forms in (("en", concept.en), ("zh", concept.zh)):
         if language != typed_language:
-            weight = settings["other_language_weight"][typed_language] * settings["form_weight"][language]
+            weight = settings.other_language_weight[typed_language] * settings.form_weight[language]
         else:
-            weight = 1.0 if typed_acronym else settings["same_language_weight"]
+            weight = 1.0 if typed_acronym else settings.same_language_weight
         for form in forms:
             if form in names:
                 continue
@@ -104,7 +105,7 @@ def form_phrases(concept: Concept, config: dict) -> list[Query]:
     return out
 
 
-def name_query(concept: Concept, language: str, name: str, config: dict) -> Query:
+def name_query(concept: Concept, language: str, name: str, config: WebSearchConfig) -> Query:
     """A concept's name in the language it was not typed in, as that language's typed words score (each English
     word across the fields: term frequency, length, fields as typed; closeness in the rescore, Page.close_names;
     a Chinese name as one run on the titles and abstracts, where the graded papers name it: not the keyword
@@ -121,17 +122,17 @@ def name_query(concept: Concept, language: str, name: str, config: dict) -> Quer
     return query if weight == 1 else {"bool": {"must": [query], "boost": weight}}
 
 
-def concept_query(concept: Concept, typed: Query, config: dict, share: float = 1.0) -> Query:
+def concept_query(concept: Concept, typed: Query, config: WebSearchConfig, share: float = 1.0) -> Query:
     """The best of the words as typed, the concept's name in the other language scored as typed words there,
     and its other forms as phrases (dis_max: a concept with many forms, or typed in its own words, does not add
     up), plus the concept's tag: it lets in the papers the tagger found (a nested or unlisted form) and adds the
     same to every tagged paper, so it never decides their order; the words in the paper's own text do
     (DECISIONS.md D-087, D-140). `share`: the part of the concept's weight this clause carries when the
     concept's words are several clauses."""
-    settings = config["cross_lingual"]
+    settings = config.cross_lingual
     others = [name_query(concept, language, name, config) for language, name in concept.names]
     others += form_phrases(concept, config)
-    forms: Query = {"dis_max": {"queries": others, "tie_breaker": settings["tie_breaker"]}}
+    forms: Query = {"dis_max": {"queries": others, "tie_breaker": settings.tie_breaker}}
     tag = concept_tag(concept, settings, share)
     if share != 1:
         forms["dis_max"]["boost"] = round(share, 4)
@@ -143,6 +144,6 @@ def concept_tag(concept: Concept, settings: dict, share: float = 1.0) -> Query:
     """The papers tagged with the concept, scored by how rare it is: a term query on the keyword tag field is
     BM25 without term frequency or length, i.e. idf × concept_boost, the same for every tagged paper."""
     field = concepts_config()["field"]
-    boost = round(settings["concept_boost"] * share, 4)
+    boost = round(settings.concept_boost * share, 4)
     tags = [{"term": {field: {"value": i, "boost": boost}}} for i in concept.ids]
     return tags[0] if len(tags) == 1 else {"dis_max": {"queries": tags}}

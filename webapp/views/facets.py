@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
-from papersearch.index_definition import terms_facets
-from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetValue, SearchResult
 from webapp.i18n import pick, translate
+from webapp.services.search_settings import WebSearchConfig
 from webapp.views.links import SearchLinks
 
 DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
 LEVELS = 20  # a chart's bar heights, in steps of 5% (style.css .level-0 … .level-20: the CSP allows no inline style)
 
 
-def child_params(config: dict[str, Any]) -> dict[str, str]:
-    """Facet name → the URL parameter of its second level ("topic" → "subarea")."""
-    return {f["name"]: f["levels"][1]["param"] for f in config["facets"]
-            if f.get("type") == "hierarchy" and len(f.get("levels", [])) > 1}
+def child_params(config: WebSearchConfig) -> dict[str, str]:
+    """Facet name → the URL parameter of its values' children ("topic" → "subarea")."""
+    return {f.name: f.child_param for f in config.facets}
 
 
-def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) -> list[tuple[str, str, str]]:
+def selected_filters(result: SearchResult, config: WebSearchConfig, lang: str) -> list[tuple[str, str, str]]:
     """(param, value, label in the UI language) for every active filter, in URL order.
 
     Labels come from the facet values; a value the facets did not return (no matches left) is shown
@@ -39,18 +37,11 @@ def selected_filters(result: SearchResult, config: dict[str, Any], lang: str) ->
             for c in v.children:
                 labels[(children.get(facet.name, facet.param), c.value)] = label(v) + DISPLAY_SEPARATOR + label(c)
     p = result.params
-    out = [("area", a, labels.get(("area", a), a)) for a in p.areas]
-    out += [("subarea", s, labels.get(("subarea", s), s.replace(PATH_SEPARATOR, DISPLAY_SEPARATOR)))
-            for s in p.subareas]
-    for facet in terms_facets(config):
-        param = facet["param"]
-        out += [(param, v, labels.get((param, v), v)) for v in p.selected(param)]
-    for facet in terms_facets(config):
-        for side, param in facet.get("range", {}).items():
-            if param in p.ranges:
-                name = translate(lang, f"facet.{facet['name']}")
-                out.append((param, str(p.ranges[param]), translate(lang, f"filters.range_{side}", name=name,
-                                                                   value=p.ranges[param])))
+    out = [(param, v, labels.get((param, v), DISPLAY_SEPARATOR.join(parts)))
+           for f in config.facets for param, v, parts in f.selections(p)]
+    for f in config.facets:
+        out += [(param, str(value), translate(lang, f"filters.range_{side}", name=translate(lang, f"facet.{f.name}"),
+                                              value=value)) for side, param, value in f.bounds(p)]
     return out
 
 

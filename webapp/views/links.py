@@ -11,24 +11,24 @@ from urllib.parse import urlencode, urlsplit
 from flask import url_for
 
 from papersearch import markup
-from papersearch.index_definition import terms_facets
 from papersearch.taxonomy import PATH_SEPARATOR, topic_slug
 from papersearch.text import shorten
 from webapp.domain import Hit, SearchParams, Suggestion
+from webapp.services.search_settings import WebSearchConfig
 
 DESCRIPTION_LIMIT = 160  # characters of a paper page's meta description (what result snippets show)
 
 
 class SearchLinks:
-    def __init__(self, base: str, params: SearchParams, config: dict, lang: str | None = None) -> None:
+    def __init__(self, base: str, params: SearchParams, config: WebSearchConfig, lang: str | None = None) -> None:
         self.base = base
         self.params = params
-        self.default_sort: str = config["default_sort"]
-        self.default_size = int(config["default_page_size"])
+        self.default_sort = config.default_sort
+        self.default_size = config.default_page_size
         self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
-        facets = terms_facets(config)
-        self.terms_params = [f["param"] for f in facets]  # in config order, so URLs are stable
-        self.range_params = [f["range"][side] for f in facets if f.get("range") for side in ("from", "to")]
+        facets = config.terms_facets
+        self.terms_params = [f.param for f in facets]  # in config order, so URLs are stable
+        self.range_params = [p for f in facets if f.range for p in (f.range.from_, f.range.to)]
 
     def filter_pairs(self, *, areas: Iterable[str] | None = None, subareas: Iterable[str] | None = None,
                      filters: dict[str, list[str]] | None = None, ranges: dict[str, int] | None = None,

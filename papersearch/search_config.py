@@ -1,0 +1,304 @@
+"""The "search" section of config/index.json as typed, validated settings.
+
+Validated once, when the webapp or the indexer starts: an unknown or misspelt key, a value of the wrong type or
+a facet of an unknown type fails there, naming the key's path (search.facets.1.size), not at the first request
+that reads it. Field names are the JSON keys (an alias where a key is no Python name: "_comment", "from"), so an
+entry added to the file is added here under the same name. What goes to Elasticsearch verbatim (the sort
+clauses) stays JSON.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_core import ErrorDetails
+
+M = TypeVar("M", bound=BaseModel)
+Number = int | float  # smart union: 6 stays 6 and 0.5 stays 0.5, so request bodies keep the file's numbers
+Weights = dict[str, Number]  # field → boost
+ByLanguage = dict[Literal["en", "zh"], Number]
+
+
+class Section(BaseModel):
+    """A part of the settings: no key it does not know, read-only once loaded; "_comment" is a note for the
+    reader of the file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    comment: str | None = Field(None, alias="_comment", exclude=True)
+
+
+class Rescore(Section):
+    window: int
+    query_weight: Number
+    rescore_query_weight: Number
+
+
+class Typos(Section):
+    min_length: int
+    author_min_length: int
+    boost: Number
+    fuzziness: str
+    prefix_length: int
+    max_expansions: int
+
+
+class Spelling(Section):
+    min_length: int
+    max_words: int
+    fields: list[str]
+    max_edits: int
+    prefix_length: int
+    size: int
+    rare_below: int
+    commoner: Number
+    min_freq: int
+    close: Number
+    near: Number
+
+
+class WordPairs(Section):
+    min_words: int
+    fields: Weights
+    slop: int
+    boost: Number
+
+
+class Relaxation(Section):
+    below: int
+    minimum_should_match: str
+    term_minimum_should_match: str
+    all_words_boost: Number
+    all_words_typos_boost: Number
+
+
+class CrossLingual(Section):
+    max_forms: int
+    form_fields: dict[Literal["en", "zh"], list[str]]
+    max_concepts: int
+    max_term_length: int
+    concept_boost: Number
+    form_weight: ByLanguage
+    same_language_weight: Number
+    other_language_weight: ByLanguage
+    tie_breaker: Number
+
+
+class FieldAliases(Section):
+    """The fields a field clause (title:…, author:…) searches."""
+
+    title: list[str]
+    author: list[str]
+    abstract: list[str]
+    topic: list[str]
+
+
+class HighlightField(Section):
+    number_of_fragments: int | None = None
+    fragment_size: int | None = None
+    no_match_size: int | None = None
+    matched_fields: list[str] = []
+
+
+class Highlight(Section):
+    pre_tags: list[str]
+    post_tags: list[str]
+    encoder: str
+    fields: dict[str, HighlightField]
+
+    def body(self) -> dict[str, Any]:
+        """The highlight section of a request, as the file writes it."""
+        return self.model_dump(exclude_defaults=True)
+
+
+# --- facets: one model per kind, told apart by "type" --------------------------------------------------------
+
+
+class FacetBase(Section):
+    name: str
+
+
+class Level(Section):
+    param: str
+    field: str
+    size: int
+
+
+class HierarchyFacetConfig(FacetBase):
+    """Values in levels (areas, and under each its subareas), each level its URL parameter and field."""
+
+    type: Literal["hierarchy"]
+    levels: Annotated[list[Level], Field(min_length=2, max_length=2)]
+
+    def params(self) -> list[str]:
+        return [level.param for level in self.levels]
+
+
+class IntegerLimits(Section):
+    min: int
+    max: int
+
+
+class RangeParams(Section):
+    """The URL parameters of a range's bounds."""
+
+    from_: str = Field(alias="from")
+    to: str
+
+
+class HistogramConfig(Section):
+    interval: int
+    max_bars: int
+
+
+class TermsFacetConfig(FacetBase):
+    """One field's values (venue, year); `integer` for whole numbers, `range` for from/to bounds on them,
+    `histogram` for a chart of papers per value."""
+
+    type: Literal["terms"]
+    param: str
+    field: str
+    size: int
+    integer: IntegerLimits | None = None
+    range: RangeParams | None = None
+    histogram: HistogramConfig | None = None
+
+    def params(self) -> list[str]:
+        """The URL parameters of its values and bounds."""
+        return [self.param, *([self.range.from_, self.range.to] if self.range else [])]
+
+    @model_validator(mode="after")
+    def _range_needs_integers(self) -> TermsFacetConfig:
+        if (self.range or self.histogram) and self.integer is None:
+            raise ValueError(f"facet {self.name!r} has a range or histogram but no integer min/max")
+        return self
+
+
+FacetConfig = Annotated[HierarchyFacetConfig | TermsFacetConfig, Field(discriminator="type")]
+
+
+# --- the rest ------------------------------------------------------------------------------------------------
+
+
+class Names(Section):
+    candidates: int
+    people: int
+
+
+class Groups(Section):
+    papers: int
+    min_papers: int
+
+
+class TopicPage(Section):
+    newest: int
+    authors: int
+    concepts: int
+    concept_papers: int
+
+
+class Profiles(Section):
+    sort: str
+    query_sort: str
+    coauthors: int
+    names: Names
+    groups: Groups
+    topic: TopicPage
+
+
+class LargeIndex(Section):
+    above: int
+    sample: int
+    seed: int
+
+
+class QueryCost(Section):
+    max_clauses: int
+    clauses_per_unit: int
+    concept_units: int
+    results_per_unit: int
+    max_units: int
+    max_concurrent_units_per_client: int
+
+
+class Similar(Section):
+    fields: list[str]
+    min_term_freq: int
+    min_doc_freq: int
+    max_query_terms: int
+    minimum_should_match: str
+
+
+class SearchConfig(Section):
+    query_fields: Weights
+    phrase_fields: Weights
+    phrase_slop: int
+    word_tie_breaker: Number
+    other_script_weight: Number
+    topic_boost: ByLanguage
+    rescore: Rescore
+    typos: Typos
+    spelling: Spelling
+    word_pairs: WordPairs
+    relaxation: Relaxation
+    cross_lingual: CrossLingual
+    field_aliases: FieldAliases
+    highlight: Highlight
+    facets: list[FacetConfig]
+    sorts: dict[str, list[dict[str, Any]]]  # Elasticsearch sort clauses, sent as written
+    default_sort: str
+    page_sizes: Annotated[list[int], Field(min_length=1)]
+    default_page_size: int
+    max_result_window: int
+    profiles: Profiles
+    large_index: LargeIndex
+    max_query_length: int
+    query_cost: QueryCost
+    suggest_field: str
+    similar: Similar
+
+    @model_validator(mode="after")
+    def _names_agree(self) -> SearchConfig:
+        """Names that point at other entries: a sort, a facet's name and URL parameters."""
+        for where, sort in (("default_sort", self.default_sort), ("profiles.sort", self.profiles.sort),
+                            ("profiles.query_sort", self.profiles.query_sort)):
+            if sort not in self.sorts:
+                raise ValueError(f"{where} {sort!r} is none of the sorts ({', '.join(self.sorts)})")
+        names = [f.name for f in self.facets]
+        if len(set(names)) < len(names):
+            raise ValueError(f"facet names repeat: {names}")
+        params = [p for f in self.facets for p in f.params()]
+        if len(set(params)) < len(params):
+            raise ValueError(f"facets' URL parameters repeat: {params}")
+        return self
+
+
+class ConfigError(ValueError):
+    """config/index.json is not what the code reads: which keys, and what is wrong with each."""
+
+
+def key_path(data: Any, error: ErrorDetails) -> list[str]:
+    """A pydantic error's location as the keys of the file: without the union tags pydantic puts in between
+    ("facets.1.terms.size" is the file's facets.1.size), and a facet's unknown type at its "type"."""
+    path: list[str] = []
+    loc = error["loc"]
+    for i, part in enumerate(loc):
+        if isinstance(data, dict) and part not in data and not (i == len(loc) - 1 and error["type"] == "missing"):
+            continue  # a tag, not a key
+        path.append(str(part))
+        data = data[part] if isinstance(data, dict | list) and _has(data, part) else None
+    return [*path, "type"] if error["type"] == "union_tag_invalid" else path
+
+
+def _has(data: dict[str, Any] | list[Any], part: str | int) -> bool:
+    return part in data if isinstance(data, dict) else isinstance(part, int) and 0 <= part < len(data)
+
+
+def validated(model: type[M], section: dict[str, Any], where: str = "search") -> M:
+    """The section as `model`, or a ConfigError naming each offending key's path in the file."""
+    try:
+        return model.model_validate(section)
+    except ValidationError as exc:
+        problems = [f"{'.'.join([where, *key_path(section, e)])}: {e['msg']}" for e in exc.errors()]
+        raise ConfigError("config/index.json: " + "; ".join(problems)) from None

@@ -1,0 +1,109 @@
+"""Each kind of facet writes its filter, aggregation and known-values part and reads its buckets as the code
+that tested the facet's type did (issue 43.2): the expected values below are that code's output for the same
+config, parameters and answer; test_request_bodies.py pins whole bodies."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from papersearch.taxonomy import Taxonomy
+from webapp.domain import SearchParams
+from webapp.services import facet_queries as fq
+from webapp.services.facet_kinds import HierarchyFacet, TermsFacet
+from webapp.services.facets import facets
+from webapp.services.search_settings import search_config
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = search_config()
+# How the callers told the kinds apart: facet["type"] == "hierarchy", f.get("type"), terms_facets(config).
+TYPE_TEST = re.compile(r'[=!]=\s*"(?:hierarchy|terms)"|"type"|\.type\b|isinstance\(|terms_facets')
+PARAMS = SearchParams(areas=["Deep Learning", "Theory"], subareas=["Deep Learning > Theory"],
+                      filters={"year": ["2020", "2021"], "venue": ["NeurIPS"]},
+                      ranges={"year_from": 2019, "year_to": 2023})
+TOPIC_F = {"bool": {"should": [{"terms": {"topic_area": ["Theory"]}},
+                               {"terms": {"topic_path": ["Deep Learning > Theory"]}}], "minimum_should_match": 1}}
+VENUE_F = {"terms": {"venue": ["NeurIPS"]}}
+YEAR_F = {"bool": {"filter": [{"terms": {"year": ["2020", "2021"]}}, {"range": {"year": {"gte": 2019, "lte": 2023}}}]}}
+ANSWER = {
+    "topic": {"values": {"buckets": [
+        {"key": "Deep Learning", "doc_count": 5, "children": {"buckets": [
+            {"key": "Deep Learning", "doc_count": 1}, {"key": "Deep Learning > Theory", "doc_count": 3}]}},
+        {"key": "Applications", "doc_count": 2}]}},
+    "venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 6}, {"key": "ICML", "doc_count": 1}]}},
+    "year": {"values": {"buckets": [{"key": 2020, "doc_count": 4}, {"key": 2023, "doc_count": 2}]},
+             "span": {"min": 2019.0, "max": 2024.0},
+             "histogram": {"buckets": [{"key": 2019.0, "doc_count": 1}, {"key": 2021.0, "doc_count": 3}]}},
+    "known": {"area": {"values": {"buckets": [{"key": "Deep Learning", "doc_count": 3}]}},
+              "subarea": {"values": {"buckets": [{"key": "Deep Learning > Theory", "doc_count": 1}]}},
+              "venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 1}]}},
+              "year": {"values": {"buckets": [{"key": 2020, "key_as_string": "2020", "doc_count": 1}]}}},
+}
+
+
+def test_each_facet_of_the_config_is_the_class_of_its_kind():
+    assert [(f.name, type(f)) for f in CONFIG.facets] == [("topic", HierarchyFacet), ("venue", TermsFacet),
+                                                          ("year", TermsFacet)]
+
+
+def test_filters_as_before():
+    by_name = {f.name: f.filter(PARAMS) for f in CONFIG.facets}
+    assert by_name == {"topic": TOPIC_F, "venue": VENUE_F, "year": YEAR_F}
+    assert fq.facet_filters(PARAMS, CONFIG) == by_name
+    assert all(f.filter(SearchParams()) is None for f in CONFIG.facets)  # no selection, no filter
+
+
+def test_aggregations_as_before():
+    aggs = fq.aggregations(CONFIG, fq.facet_filters(PARAMS, CONFIG))
+    assert aggs["topic"] == {"filter": {"bool": {"filter": [VENUE_F, YEAR_F]}}, "aggs": {"values": {
+        "terms": {"field": "topic_area", "size": 50},
+        "aggs": {"children": {"terms": {"field": "topic_path", "size": 200}}}}}}
+    assert aggs["venue"] == {"filter": {"bool": {"filter": [TOPIC_F, YEAR_F]}},
+                             "aggs": {"values": {"terms": {"field": "venue", "size": 30, "exclude": [""]}}}}
+    assert aggs["year"] == {"filter": {"bool": {"filter": [TOPIC_F, VENUE_F]}}, "aggs": {
+        "values": {"terms": {"field": "year", "size": 30}}, "span": {"stats": {"field": "year"}},
+        "histogram": {"histogram": {"field": "year", "interval": 1}}}}
+
+
+def test_known_values_as_before():
+    def part(field: str, values: list[str]) -> dict:
+        return {"filter": {"terms": {field: values}}, "aggs": {"values": {"terms": {"field": field,
+                                                                                    "size": len(values)}}}}
+
+    assert fq.known_aggregation(PARAMS, CONFIG) == {"known": {"global": {}, "aggs": {
+        "area": part("topic_area", ["Deep Learning", "Theory"]),
+        "subarea": part("topic_path", ["Deep Learning > Theory"]),
+        "venue": part("venue", ["NeurIPS"]), "year": part("year", ["2020", "2021"])}}}
+
+
+def test_buckets_read_as_before():
+    topic, venue, year = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
+    assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "values": [
+        {"value": "Deep Learning", "label": "Deep Learning", "label_zh": "深度学习", "count": 5, "selected": True,
+         "children": [{"value": "Deep Learning > Theory", "label": "Theory", "label_zh": "理论", "count": 3,
+                       "selected": True, "children": []}]},
+        {"value": "Applications", "label": "Applications", "label_zh": "应用", "count": 2, "selected": False,
+         "children": []}]}  # Theory alone is no area some paper has (known): not echoed
+    assert [(v.value, v.count, v.selected) for v in venue.values] == [("ICLR", 6, False), ("ICML", 1, False)]
+    assert venue.range is None and venue.bars == []
+    assert [(v.value, v.count, v.selected) for v in year.values] == [("2023", 2, False), ("2020", 4, True)]
+    assert year.range.model_dump() == {"param_from": "year_from", "param_to": "year_to", "low": 2019, "high": 2023,
+                                       "min": 2019, "max": 2024}
+    assert [(b.low, b.high, b.count, b.selected) for b in year.bars] == [(2019, 2019, 1, True), (2020, 2020, 0, True),
+                                                                          (2021, 2021, 3, True)]
+
+
+def test_selections_and_bounds_name_each_facets_own_parameters():
+    topic, venue, year = CONFIG.facets
+    assert topic.selections(PARAMS) == [("area", "Deep Learning", ("Deep Learning",)), ("area", "Theory", ("Theory",)),
+                                        ("subarea", "Deep Learning > Theory", ("Deep Learning", "Theory"))]
+    assert venue.selections(PARAMS) == [("venue", "NeurIPS", ("NeurIPS",))]
+    assert year.bounds(PARAMS) == [("from", "year_from", 2019), ("to", "year_to", 2023)]
+    assert topic.bounds(PARAMS) == venue.bounds(PARAMS) == []
+    assert (topic.child_param, venue.child_param) == ("subarea", "venue")
+
+
+def test_the_callers_do_not_test_a_facets_type():
+    for path in ("webapp/services/facet_queries.py", "webapp/services/facets.py", "webapp/views/facets.py"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert not TYPE_TEST.findall(text), path
