@@ -302,7 +302,7 @@ def test_page_count_stops_at_the_result_window():
 
 def test_too_deep_only_where_there_are_results_beyond_the_window_else_past_the_last_page():
     """Issue 44.6: page 9999 of 690 results is past the last page (69), not "only the first 10,000 can be paged"."""
-    window = CONFIG["max_result_window"]
+    window = CONFIG.max_result_window
     deep = SearchParams(q="diffusion", page=9999, size=10)
     assert deep.is_too_deep(window) and not deep.too_deep_for(690, window)  # no results there
     result = SearchResult(params=deep, total=690, took_ms=1, hits=[], facets=[],
