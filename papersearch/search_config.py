@@ -163,6 +163,7 @@ class TermsFacetConfig(FacetBase):
     integer: IntegerLimits | None = None
     range: RangeParams | None = None
     histogram: HistogramConfig | None = None
+    labels: str | None = None  # the values' labels are the translations <labels>.<value>
 
     def params(self) -> list[str]:
         """The URL parameters of its values and bounds."""
@@ -254,6 +255,7 @@ class SearchConfig(Section):
     profiles: Profiles
     large_index: LargeIndex
     max_query_length: int
+    max_searched_length: int
     query_cost: QueryCost
     suggest_field: str
     similar: Similar

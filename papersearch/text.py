@@ -113,3 +113,50 @@ def language_of(text: str) -> str:
     """The language a title, snippet or name is written in, for its `lang` attribute: "zh" when it has a CJK
     character (the site's papers are in English and Chinese), else "en"."""
     return "zh" if has_cjk(text) else "en"
+
+
+# --- math letters in a search word (issue 44.4) ------------------------------------------------------------------
+# Papers write a Greek letter in TeX (`$\alpha$-divergence`, indexed as the words alpha, divergence; `$\ell_1$` as
+# ell_1), in Unicode (α-divergence, ℓ1) or in words (alpha-divergence, l1): a search word's other spellings, which
+# the webapp searches beside it (query time: the index holds each paper's own spelling already).
+def _greek_names() -> dict[str, str]:
+    names = {}
+    for code in range(0x391, 0x3CA):
+        char = chr(code)
+        name = unicodedata.name(char, "")
+        if name.startswith(("GREEK SMALL LETTER ", "GREEK CAPITAL LETTER ")) and " WITH " not in name:
+            names[char] = name.rsplit(" ", 1)[1].lower()
+    names.pop("ς")  # a final sigma is no letter of a formula
+    return names
+
+
+_LETTERS = _greek_names()
+_BY_NAME = {name: char for char, name in _LETTERS.items() if char.islower()}  # alpha → α
+# TeX's variant letters as pylatexenc writes them (\epsilon → ϵ, \phi → ϕ …) and the norm's ℓ.
+GREEK_NAMES: dict[str, str] = _LETTERS | {"ϵ": "epsilon", "ϑ": "theta", "ϕ": "phi", "ϖ": "pi", "ϱ": "rho", "ℓ": "ell"}
+_GREEK_RUN = re.compile("[" + "".join(GREEK_NAMES) + "]")
+_NAMED_PART = re.compile(r"[A-Za-z]+")
+_NORM = re.compile(r"^([lL]|ℓ|ell)_?(\d+|∞|inf)$")  # ℓ1, l_2, L1, ell_1: a norm; TeX's $\ell_1$ is ell_1
+
+
+def math_spellings(word: str) -> tuple[str, ...]:
+    """The other spellings of a search word with a Greek letter or a norm in it: "α-divergence" →
+    ("alpha-divergence",), "alpha-divergence" → ("α-divergence",), "ℓ1" / "l1" / "L1" → ("ell_1", "ℓ1"); () for
+    any other word (most)."""
+    norm = _NORM.match(word)
+    if norm:
+        index = norm.group(2)
+        return tuple(s for s in (f"ell_{index}", f"ℓ{index}", f"l{index}") if s != word.lower())
+    if any(c in GREEK_NAMES for c in word):
+        # `$\alpha$TC-VAE` is indexed as the words alpha, tc, vae: the name a word of its own
+        return ("-".join(filter(None, _GREEK_RUN.sub(lambda m: f"-{GREEK_NAMES[m.group()]}-", word).split("-"))),)
+    if not word.isascii():
+        return ()
+    greek = _NAMED_PART.sub(lambda m: _BY_NAME.get(m.group().lower(), m.group()), word)
+    return (greek,) if greek != word else ()
+
+
+def plain_spelling(word: str) -> str:
+    """The word in Latin letters, as the glossary names concepts ("ℓ1" → "l1", "α-divergence" →
+    "alpha-divergence"); the word itself when it has no math letter."""
+    return next((s for s in math_spellings(word) if s.isascii() and "_" not in s), word) if not word.isascii() else word

@@ -231,6 +231,44 @@ def test_suggest(service):
     assert (chinese[0].text, chinese[0].kind) == ("大语言模型", "concept")  # glossary concepts come first
 
 
+def test_every_misspelt_word_is_corrected_names_to_authors_in_the_casing_typed(service):
+    # Issue 44.8: "reinforcment" was counted on the stemmed fields (as many papers as "reinforcement"), so it
+    # stayed; Hintn went to the commoner "hints"; corrections came back lowercased.
+    both = search(service, q="reinforcment lerning")
+    assert "reinforcement learning" in (both.showing_for, both.did_you_mean)
+    name = search(service, q="Hintn")
+    assert "Hinton" in (name.showing_for, name.did_you_mean)
+    assert "Wombat" in (search(service, q="Wombta").showing_for, search(service, q="Wombta").did_you_mean)
+
+
+def test_or_finds_either_word(service):
+    assert search(service, q="quokka zebra").partial_match  # no paper has both: most of the words
+    either = service.search(big(q="quokka OR zebra"))
+    assert either.partial_match is None and {"t-math", "t-graph"} <= set(ids(either))
+
+
+def test_greek_letters_and_norms_match_the_papers_tex(service):
+    # Issue 44.4: the paper writes $\ell_1$ and $\alpha$-divergence.
+    for q in ("ℓ1 quokka", "l1 quokka", "L1 quokka", "α-divergence quokka", "alpha-divergence quokka"):
+        result = search(service, q=q)
+        every_word = result.partial_match is None or result.partial_match.all_words >= 1
+        assert every_word and ids(result)[0] == "t-math", q  # the paper has every word, as it writes them
+
+
+def test_a_long_query_is_searched_cut_and_says_so(service):
+    # Issue 44.4: a pasted 33-word sentence was refused (400).
+    words = "wombat keepers " + " ".join(["hints"] * 40)
+    result = search(service, q=words)
+    assert result.searched and result.searched.startswith("wombat keepers") and "t-hints" in ids(result)
+    assert search(service, q="wombat keepers").searched is None
+
+
+def test_concept_completions_most_papers_first(service):
+    # Issue 44.8: 强化 offered 强化传热 (no paper) before 强化学习.
+    concepts = [s.text for s in service.suggest("强化") if s.kind == "concept"]
+    assert concepts[0] == "强化学习"
+
+
 # --- readiness, time budget ---------------------------------------------------------------------------
 
 

@@ -134,3 +134,12 @@ def test_a_new_route_declares_its_numbers_with_bounded():
         ARGS.validate(model, MultiDict([("limit", "51")]))
     assert (info.value.key, info.value.values) == ("error.out_of_range",
                                                    {"param": "limit", "value": "51", "low": 1, "high": 50})
+
+
+def test_venue_and_year_typed_in_the_box_are_the_filters():
+    # Issue 44.5: they were words ("Missing: venue:ICLR").
+    params = ARGS.search(MultiDict([("q", "venue:ICLR diffusion year:2021")]))
+    assert (params.q, params.filters) == ("diffusion", {"venue": ["ICLR"], "year": ["2021"]})
+    ranged = ARGS.search(MultiDict([("q", "gan year:2019-2021")]))
+    assert ranged.q == "gan" and ranged.ranges == {"year_from": 2019, "year_to": 2021}
+    assert ARGS.search(MultiDict([("q", "year:soon")])).q == "year:soon"

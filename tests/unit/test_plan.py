@@ -95,3 +95,26 @@ def test_highlight_marks_the_concepts_other_forms_on_the_highlighted_fields(matc
     assert any(f["query"].casefold() == "contrastive learning" for f in forms)
     assert all(set(f["fields"]) <= set(render.highlighted_fields(CONFIG)) for f in forms)
     assert not any("authors" in f["fields"] for f in forms)
+
+
+def test_or_makes_one_word_of_alternatives():
+    # "diffusion OR GAN": one clause that either word satisfies, not both words required (issue 44.5).
+    text = planned("diffusion OR GAN model").text
+    assert [w.text for w in text.words] == ["diffusion", "model"] and text.required == 2
+    assert [a.text for a in text.words[0].alternatives] == ["GAN"]
+    body = json.dumps(render.body(planned("diffusion OR GAN"), CONFIG), ensure_ascii=False)
+    assert '"query": "GAN"' in body and '"query": "diffusion"' in body and "OR" not in body.replace('"or"', "")
+
+
+def test_a_greek_letter_is_searched_in_each_spelling():
+    word, = planned("α-divergence").text.words
+    assert [a.text for a in word.alternatives] == ["alpha-divergence"]
+
+
+def test_a_name_like_word_is_corrected_to_an_author():
+    # Hintn: hints (abstracts) and Hinton (authors) are as close; typed as a name, it is the name (issue 44.8).
+    options = {"hintn": [plan.Option("hints", 0.8, 7), plan.Option("hinton", 0.8, 5, author=True)]}
+    _, fixed = searched("Hintn").corrections({"hintn": 0}, options)
+    assert fixed is not None and fixed.to_string() == "Hinton"
+    _, fixed = searched("hintn").corrections({"hintn": 0}, options)
+    assert fixed is not None and fixed.to_string() == "hints"

@@ -99,3 +99,16 @@ def test_normalize_fast_path_agrees_with_the_rule() -> None:
     values += ["".join(rnd.choices(pool, k=rnd.randint(1, 12))) for _ in range(5000)]
     for value in values:
         assert normalize_text(value) == _reference_normalize(value), repr(value)
+
+
+def test_math_spellings_meet_what_the_index_holds():
+    # `$\ell_1$` is indexed as ell_1, `$\alpha$-divergence` as alpha, divergence (issue 44.4).
+    from papersearch.text import math_spellings, plain_spelling
+
+    assert math_spellings("ℓ1") == ("ell_1", "l1")
+    assert math_spellings("L1") == ("ell_1", "ℓ1") == math_spellings("l1")
+    assert math_spellings("α-divergence") == ("alpha-divergence",)
+    assert math_spellings("alpha-divergence") == ("α-divergence",)
+    assert math_spellings("αTC-VAE") == ("alpha-TC-VAE",)
+    assert math_spellings("learning") == math_spellings("alphabet") == math_spellings("深度") == ()
+    assert plain_spelling("ℓ1") == "l1" and plain_spelling("gan") == "gan"

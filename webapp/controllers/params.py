@@ -27,6 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
+from webapp.services.query_parser import take_filters
 from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
@@ -40,6 +41,10 @@ MAX_FILTER_LENGTH = 300
 _SEP = re.escape(PATH_SEPARATOR.strip())
 _BLANK = r"\s\x1c-\x1f\x85\ufeff"
 SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
+# Facet clauses typed in the box (venue:ICLR, year:2021, year:2019-2021): the facet's parameter, and these
+# Chinese names of them; they become the page's filters (query_parser.take_filters).
+FACET_PREFIXES_ZH = {"会议": "venue", "期刊": "venue", "年份": "year", "年": "year"}
+_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})")
 
 
 class ParamError(Exception):
@@ -133,8 +138,11 @@ def search_args_model(config: WebSearchConfig, any_size: bool = False) -> type[B
         size_type = Annotated[int, AfterValidator(_one_of(sizes)), Field(json_schema_extra={"enum": list(sizes)})]
     return create_model(
         "ApiSearchArgs" if any_size else "SearchArgs", __base__=Args,
-        q=(_query(config.max_query_length,
-                  'Words, "phrases", -excluded, author:"…", title:"…", abstract:…, topic:…'), ""),
+        q=(_query(int(config.max_query_length),
+                  'Words, "phrases", -excluded, word OR word, author:"…", title:"…", abstract:…, topic:…; '
+                  'venue:… and year:… (year:2019-2021) become the venue and year filters. A longer query than '
+                  f'{config.max_searched_length} characters or {config.query_cost.max_clauses} words is '
+                  'searched cut to them (the result\'s `searched` is what was searched)'), ""),
         area=(_filter("Topic area (repeatable; OR within the facet)", text), []),
         subarea=(_filter('Subarea as "Area > Subarea" (repeatable)',
                          Annotated[str, Field(max_length=MAX_FILTER_LENGTH, pattern=SUBAREA_PATTERN)]), []),
@@ -189,18 +197,39 @@ class RequestArgs:
 
     def _params(self, a: Any) -> SearchParams:
         filters = {f.param: [str(v) for v in getattr(a, f.param)] for f in self.config.terms_facets}
+        q, typed = self._typed_filters(a.q)
         ranges: dict[str, int] = {}
         for facet in self.config.terms_facets:
-            spec = facet.range
+            spec, limits = facet.range, facet.integer
+            for value in typed.get(facet.param, []):
+                span = _RANGE.fullmatch(value) if spec else None
+                if span and limits and all(limits.min <= int(v) <= limits.max for v in span.groups()):
+                    setattr(a, spec.from_, int(span.group(1)))
+                    setattr(a, spec.to, int(span.group(2)))
+                elif not limits or (value.isdigit() and limits.min <= int(value) <= limits.max):
+                    filters[facet.param] = _distinct(filters[facet.param] + [value])[:MAX_FILTER_VALUES]
+                else:  # year:soon is no year: the words stay words
+                    q = f"{q} {facet.param}:{value}".strip()
             if not spec:
                 continue
             low, high = getattr(a, spec.from_), getattr(a, spec.to)
             if low is not None and high is not None and low > high:
                 low, high = high, low  # typed the wrong way round: the years between them
             ranges |= {p: v for p, v in ((spec.from_, low), (spec.to, high)) if v is not None}
-        return SearchParams(q=a.q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
+        return SearchParams(q=q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
                             ranges=ranges, sort=getattr(a, "sort", self.config.default_sort), page=a.page,
                             size=a.size, xl=a.xl, spell=getattr(a, "spell", True))
+
+    def _typed_filters(self, q: str) -> tuple[str, dict[str, list[str]]]:
+        """The query without the facet clauses typed in it, and their values by facet parameter."""
+        prefixes = {f.param: f.param for f in self.config.terms_facets} | {
+            name: param for name, param in FACET_PREFIXES_ZH.items()
+            if any(f.param == param for f in self.config.terms_facets)}
+        rest, taken = take_filters(q, prefixes)
+        typed: dict[str, list[str]] = {}
+        for param, value in taken:
+            typed.setdefault(param, []).append(value[:MAX_FILTER_LENGTH])
+        return (rest, typed) if taken else (q, {})
 
     def suggest(self, args: MultiDict) -> str:
         return self.validate(self.suggest_model, args).q

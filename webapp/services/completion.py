@@ -10,18 +10,38 @@ from __future__ import annotations
 from typing import Any
 
 from papersearch import markup
+from papersearch.index_definition import concepts_config
 from papersearch.suggest_inputs import author_inputs
+from papersearch.text import math_spellings
 from webapp.domain import Suggestion
 from webapp.services.es_query import Query
 from webapp.services.search_settings import WebSearchConfig
 
 SOURCE_FIELDS = ["authors", "title", "title_zh", "heading"]
+PAPERS_AGG = "concept_papers"
 OVERFETCH = 2  # options asked for per completion wanted: several inputs of one name may match one prefix
 
 
 def completion_suggest(prefix: str, size: int, config: WebSearchConfig) -> Query:
-    return {"paper": {"prefix": prefix, "completion": {
-        "field": config.suggest_field, "size": size * OVERFETCH, "skip_duplicates": True}}}
+    """The completions of the prefix and (a Greek letter in it) of its spelling in TeX's names: "α" completes
+    `$\\alpha$TC-VAE`, indexed as the words alpha, tc, vae."""
+    prefixes = dict.fromkeys([prefix, *math_spellings(prefix)])
+    return {f"paper{i or ''}": {"prefix": p, "completion": {
+        "field": config.suggest_field, "size": size * OVERFETCH, "skip_duplicates": True}}
+        for i, p in enumerate(prefixes)}
+
+
+def concept_papers(concept_ids: list[str]) -> Query:
+    """How many papers are tagged with each of the concepts (the order concept completions are offered in)."""
+    field = concepts_config()["field"]
+    return {PAPERS_AGG: {"filter": {"terms": {field: concept_ids}},
+                         "aggs": {"tags": {"terms": {"field": field, "include": concept_ids,
+                                                     "size": len(concept_ids)}}}}}
+
+
+def papers_per_concept(response: dict[str, Any]) -> dict[str, int]:
+    buckets = response.get("aggregations", {}).get(PAPERS_AGG, {}).get("tags", {}).get("buckets", [])
+    return {b["key"]: b["doc_count"] for b in buckets}
 
 
 def _author(matched: str, authors: list[str]) -> str | None:
@@ -33,7 +53,7 @@ def suggestions(response: dict[str, Any]) -> list[Suggestion]:
     """The suggester's options as suggestions (titles with their paper), each name or title once."""
     out: list[Suggestion] = []
     seen: set[tuple[str, str]] = set()
-    for entry in response.get("suggest", {}).get("paper", []):
+    for entry in (e for entries in response.get("suggest", {}).values() for e in entries):
         for option in entry.get("options", []):
             matched = option["text"]
             author = _author(matched, option.get("_source", {}).get("authors") or [])

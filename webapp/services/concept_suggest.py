@@ -54,3 +54,9 @@ class ConceptSuggester:
             if len(out) == size:
                 break
         return out
+
+
+def by_papers(found: list[ConceptSuggestion], papers: dict[str, int], size: int) -> list[ConceptSuggestion]:
+    """The concepts most papers are tagged with first (强化学习 before 强化传热; 深度学习 among 深度's), the order
+    above between equals."""
+    return sorted(found, key=lambda c: -papers.get(c.concept_id, 0))[:size]

@@ -8,7 +8,7 @@ from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import Hit, Suggestion
 from webapp.services import completion
-from webapp.services.concept_suggest import ConceptSuggester
+from webapp.services.concept_suggest import ConceptSuggester, by_papers
 from webapp.services.es_errors import es_errors
 from webapp.services.hits import to_hit
 from webapp.services.labels import TopicLabels
@@ -17,6 +17,7 @@ from webapp.services.search_settings import WebSearchConfig
 log = logging.getLogger(__name__)
 
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
+CONCEPT_CANDIDATES = 30  # concepts starting with the prefix whose papers are counted, to offer the commonest
 
 
 class PaperLookups:
@@ -81,14 +82,16 @@ class PaperLookups:
         prefix = prefix[:self.prefix_limit]
         if not prefix:
             return []
-        out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other)
-                                 for c in self.concept_suggester.suggest(prefix, min(size, CONCEPT_SUGGESTIONS))]
+        concepts = self.concept_suggester.suggest(prefix, CONCEPT_CANDIDATES)
+        ids = [c.concept_id for c in concepts]
         self.start_budget()
         with es_errors(self.alias, "suggest"):
             response = self.es().search(
                 index=self.alias, suggest=completion.completion_suggest(prefix, size, self.config), size=0,
-                source=completion.SOURCE_FIELDS,
+                source=completion.SOURCE_FIELDS, **({"aggs": completion.concept_papers(ids)} if ids else {}),
             ).body
+        ranked = by_papers(concepts, completion.papers_per_concept(response), min(size, CONCEPT_SUGGESTIONS))
+        out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other) for c in ranked]
         out += completion.suggestions(response)
         return out[:size]
 

@@ -17,9 +17,9 @@ On an index above large_index.above papers the page's facets are a request of th
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from papersearch.text import ENGLISH_STOPWORDS, has_cjk
+from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
 from webapp.domain import SearchParams
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
@@ -125,18 +125,22 @@ class Search:
         suggesters' options): the words no paper contains, and the query with every likely typo corrected. A
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
-        edits in five letters, one paper); a word in fewer than rare_below papers only to a close one in at
+        edits in five letters, one paper); a word typed as a name to an author's name when one is among
+        them; a word in fewer than rare_below papers only to a close one in at
         least `commoner` times as many, with the same first letter (transfomer → transformer; tenses is not tensor,
         healing not dealing). Of the options
         within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
         settings = self.config.spelling
         fixes: dict[str, str] = {}
+        typed = {t.casefold(): t for t in reversed(self.parsed.terms)}
         for word, papers in counts.items():
             close = [o for o in options.get(word, []) if o.text != word and o.score >= settings.close]
             if papers == 0:
                 good = close + [o for o in options.get(word, []) if o.freq >= settings.min_freq]
             else:  # and it keeps its first letter: a rare word some papers spell so is seldom a first-letter typo
                 good = [o for o in close if o.freq >= settings.commoner * papers and o.text[:1] == word[:1]]
+            if _name_like(typed.get(word, word)) and any(o.author for o in good):
+                good = [o for o in good if o.author]  # Hintn: Hinton, not hints
             if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
                 fixes[word] = max((o for o in good if o.score >= best - settings.near), key=lambda o: o.freq).text
@@ -159,7 +163,7 @@ class Search:
         p = self.parsed
         # The concepts' names in the other language are rewarded for closeness as the words typed are (not for
         # one Latin word, whose papers get no such reward: the other language's would outrank them).
-        proximity = _proximity(p.terms)
+        proximity = _proximity([t for t, group in zip(p.terms, p.term_groups, strict=True) if not group])
         names = tuple(dict.fromkeys(n for e in self.found if e.whole_terms for n in (e.en_words, e.zh_words) if n))
         return Page(tier, words, tuple(p.phrases), _required_fields(p), _excluded(p), proximity=proximity,
                     close_names=names if proximity else (), highlight=_highlight(p, list(self.found)),
@@ -204,10 +208,20 @@ class Search:
         stop = {i for i, t in enumerate(terms) if t.casefold() in ENGLISH_STOPWORDS and i not in whole}
         if len(stop) == len(terms):
             stop = set()
+        ors = self.parsed.term_groups
+        heads: dict[int, int] = {}  # an OR group → its first word's place in `words`
         for i, term in enumerate(terms):
             if i in stop:
                 continue
             typos = self.typos(term, fuzzy)
+            spellings = tuple(Word(i, s) for s in math_spellings(term))
+            if ors[i] in heads:  # typed after OR: an alternative of the group's first word
+                head = words[heads[ors[i]]]
+                words[heads[ors[i]]] = replace(head, alternatives=(*head.alternatives, Word(i, term, typos),
+                                                                      *spellings))
+                continue
+            if ors[i]:
+                heads[ors[i]] = len(words)
             if i in whole:
                 e = whole[i]
                 words.append(Word(i, term, typos, Concept.of(e), share=1 / (e.last - e.first + 1)))
@@ -216,6 +230,8 @@ class Search:
             else:
                 words.append(Word(i, term, typos))
                 others.append(term)
+            if spellings:
+                words[-1] = replace(words[-1], alternatives=spellings)
         language = _other_language(others) if other_language and self.found and others else None
         groups = tuple(Concept.of(e) for e in self.found if e.whole_terms) if language else ()
         return Text(tuple(words), self.required(len(words), relaxed), relaxed, language, groups)
@@ -264,6 +280,11 @@ class Search:
         words = dict.fromkeys(t.casefold() for t in self.parsed.terms
                               if len(t) >= settings.min_length and not has_cjk(t) and LATIN_WORD.fullmatch(t))
         return tuple(words)[:settings.max_words]
+
+
+def _name_like(typed: str) -> bool:
+    """A word typed as a name is: a capital, then small letters (Hinton; not GAN, not bert)."""
+    return typed[:1].isupper() and typed[1:].islower()
 
 
 def _other_language(words: list[str]) -> str | None:

@@ -1,23 +1,28 @@
 """Parse the user's search box text into a small structure; no Elasticsearch syntax ever leaks through.
 
 Supported: plain words, "quoted phrases" (also “Chinese quotes”), -word and -"phrase" to exclude,
+word OR word (either of two or more plain words: our own bool should, never Elasticsearch's syntax),
 and field clauses author:…, title:…, abstract:…, topic:… (each with a word or a quoted phrase; also
-作者/标题/摘要/主题, and a full-width colon). Anything else, including an unbalanced quote or an
-unknown "field:", is plain text. Words are split at script boundaries ("Transformer模型" is two
-terms), because English and Chinese text are matched by different fields.
+作者/标题/摘要/主题, and a full-width colon); venue:… and year:… are the page's facet filters
+(`take_filters`, called by the controller before parsing). Anything else, including an unbalanced quote or an
+unknown "field:", is plain text. A long query (a pasted sentence or abstract) is searched cut to its first
+MAX_SEARCHED characters and MAX_CLAUSES clauses (`ParsedQuery.cut` says so). Words are split at script
+boundaries ("Transformer模型" is two terms), because English and Chinese text are matched by different fields.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from papersearch.index_definition import search_config
 from papersearch.text import CJK_CHARS, to_simplified
-from webapp.domain import BadQuery
 
-# Each clause expands to several field queries; a pasted abstract is not a query (config query_cost.max_clauses).
-MAX_CLAUSES = search_config().query_cost.max_clauses
+# Each clause expands to several field queries: a query is searched up to its first MAX_CLAUSES clauses (config
+# query_cost.max_clauses) and MAX_SEARCHED characters (config max_searched_length); the rest is not searched.
+MAX_CLAUSES = int(search_config().query_cost.max_clauses)
+MAX_SEARCHED = int(search_config().max_searched_length)
+OR = "OR"  # between plain words: either of them (in capitals, as search engines have it; "or" is a stop word)
 
 FIELD_NAMES = {
     "author": "author", "authors": "author", "作者": "author",
@@ -30,6 +35,9 @@ _QUOTE_CHARS = "".join(set(_QUOTES) | set(_QUOTES.values()))
 _SEGMENTS = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
 _WORDY = re.compile(r"\w")  # a token without a letter or digit would match nothing (or everything)
 _FIELD_PREFIX = re.compile(r"([^\W\d][\w]*)[:：]", re.UNICODE)
+# A space-separated token, or a facet clause: prefix:value or prefix:"a quoted value".
+_FACET_CLAUSE = re.compile(
+    r'(?:(?P<prefix>[^\W\d]\w*)[:：](?:["“](?P<quoted>[^"”]*)["”]|(?P<bare>[^\s"“]+)))(?=\s|$)|\S+')
 # A Latin-script word (apostrophes inside allowed): what typo tolerance and spelling checks work on.
 LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
@@ -44,6 +52,7 @@ class Clause:
     # looked up; empty: no author of that name), and whether similar names are searched instead (when empty).
     keys: tuple[str, ...] | None = None
     fuzzy: bool = False
+    either: int = 0  # plain words with the same number (from 1) are alternatives: "diffusion OR GAN"
 
     def to_string(self) -> str:
         body = f'"{self.text}"' if self.phrase else self.text
@@ -55,10 +64,16 @@ class Clause:
 @dataclass(frozen=True)
 class ParsedQuery:
     clauses: tuple[Clause, ...] = ()
+    cut: bool = False  # the query was longer than what is searched: these clauses are its beginning
 
     @property
     def terms(self) -> list[str]:
         return [c.text for c in self.clauses if not (c.phrase or c.field or c.excluded)]
+
+    @property
+    def term_groups(self) -> list[int]:
+        """Each term's OR group (0: none), in the order of `terms`."""
+        return [c.either for c in self.clauses if not (c.phrase or c.field or c.excluded)]
 
     @property
     def phrases(self) -> list[str]:
@@ -69,15 +84,56 @@ class ParsedQuery:
         return [c for c in self.clauses if c.field]
 
     def to_string(self) -> str:
-        return " ".join(c.to_string() for c in self.clauses)
+        out: list[str] = []
+        for before, c in zip((None, *self.clauses), self.clauses, strict=False):
+            if before is not None and c.either and before.either == c.either:
+                out.append(OR)
+            out.append(c.to_string())
+        return " ".join(out)
 
     def replace_terms(self, corrections: dict[str, str]) -> ParsedQuery:
-        """The same query with some plain terms replaced (for "did you mean")."""
+        """The same query with some plain terms replaced (for "did you mean"; keyed case-folded), each in the
+        casing it was typed in (Bengoi → Bengio, GAN stays GAN)."""
         return ParsedQuery(tuple(
-            Clause(corrections.get(c.text.casefold(), c.text), c.phrase, c.field, c.excluded)
-            if not (c.phrase or c.field or c.excluded) else c
+            replace(c, text=cased(corrections[c.text.casefold()], c.text))
+            if not (c.phrase or c.field or c.excluded) and c.text.casefold() in corrections else c
             for c in self.clauses
-        ))
+        ), self.cut)
+
+
+def cased(word: str, typed: str) -> str:
+    """A correction in the casing of the word typed: all capitals, a capital first letter, or as it is."""
+    if typed.isupper() and len(typed) > 1:
+        return word.upper()
+    if typed[:1].isupper():
+        return word[:1].upper() + word[1:]
+    return word
+
+
+def cut_text(text: str) -> tuple[str, bool]:
+    """The part of a query that is searched: its first MAX_SEARCHED characters, cut at a space when one is near
+    the end (a word is not cut in two); and whether anything was left out."""
+    if len(text) <= MAX_SEARCHED:
+        return text, False
+    cut = text[:MAX_SEARCHED + 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > MAX_SEARCHED // 2 else cut[:MAX_SEARCHED]).rstrip(), True
+
+
+def take_filters(text: str, prefixes: dict[str, str]) -> tuple[str, list[tuple[str, str]]]:
+    """The query without its facet clauses (venue:ICLR, year:2021, year:2019-2021, venue:"…"), and those as
+    (parameter, value) pairs: `prefixes` maps a prefix (case-folded) to its facet's URL parameter. The controller
+    makes them the page's filters, which the page shows as such; a prefix with nothing after it is text."""
+    kept: list[str] = []
+    taken: list[tuple[str, str]] = []
+    for m in _FACET_CLAUSE.finditer(text):
+        prefix, quoted, bare = m.group("prefix"), m.group("quoted"), m.group("bare")
+        value = " ".join((quoted if quoted is not None else bare or "").split())
+        if prefix and prefix.casefold() in prefixes and _WORDY.search(value):
+            taken.append((prefixes[prefix.casefold()], value))
+        else:
+            kept.append(m.group(0))
+    return " ".join(" ".join(kept).split()), taken
 
 
 def words_of(text: str) -> list[str]:
@@ -88,8 +144,9 @@ def words_of(text: str) -> list[str]:
 
 def parse_query(text: str) -> ParsedQuery:
     """The clauses of a query whose whitespace the controller has already collapsed (controllers/params.py);
-    Chinese in simplified characters, as the glossary's names and most papers have it."""
-    text = to_simplified(text)
+    Chinese in simplified characters, as the glossary's names and most papers have it; a long query cut to what
+    is searched."""
+    text, cut = cut_text(to_simplified(text))
     clauses: list[Clause] = []
     i, n = 0, len(text)
     while i < n:
@@ -128,6 +185,29 @@ def parse_query(text: str) -> ParsedQuery:
             # Not a known field clause: the whole token (prefix included) is ordinary text.
             clauses.extend(Clause(w) for w in words_of(text[start:end]))
         i = end
+    clauses = _alternatives(clauses)
     if len(clauses) > MAX_CLAUSES:
-        raise BadQuery(f"The query has too many words (at most {MAX_CLAUSES}).")
-    return ParsedQuery(tuple(clauses))
+        clauses, cut = clauses[:MAX_CLAUSES], True
+    return ParsedQuery(tuple(clauses), cut)
+
+
+def _plain(c: Clause) -> bool:
+    return not (c.phrase or c.field or c.excluded) and c.text != OR
+
+
+def _alternatives(clauses: list[Clause]) -> list[Clause]:
+    """Plain words joined by OR as one group of alternatives (the ORs dropped); an OR beside anything else (a
+    phrase, a field clause, the start or end) is the stop word it would be in a sentence."""
+    out: list[Clause] = []
+    group = 0
+    for i, c in enumerate(clauses):
+        joins = (c.text == OR and not (c.phrase or c.field or c.excluded) and 0 < i < len(clauses) - 1
+                 and out and _plain(out[-1]) and _plain(clauses[i + 1]))
+        if not joins:
+            out.append(c)
+            continue
+        if not out[-1].either:
+            group += 1
+            out[-1] = replace(out[-1], either=group)
+        clauses[i + 1] = replace(clauses[i + 1], either=out[-1].either)
+    return out

@@ -214,10 +214,12 @@ def _suggestions(words: list[str], config: WebSearchConfig) -> Query:
 
 def _known_word(word: str, config: WebSearchConfig) -> Query:
     """How many papers contain the word exactly, counted up to spelling.rare_below (none: misspelt, worth typo
-    tolerance; a few: perhaps misspelt): a count over the search fields that stops there. Term suggesters
-    cannot tell (they see one field each), and the hits cannot either (fuzzy matches)."""
-    return {"size": 0, "track_total_hits": config.spelling.rare_below,
-            "query": {"multi_match": {"query": word, "fields": list(config.query_fields), "operator": "and"}}}
+    tolerance; a few: perhaps misspelt): a count that stops there, over the unstemmed fields the suggesters
+    propose from (a stemmed field counts every paper with "reinforcement" as one with "reinforcment"). Term
+    suggesters cannot tell (they see one field each), and the hits cannot either (fuzzy matches)."""
+    settings = config.spelling
+    return {"size": 0, "track_total_hits": settings.rare_below,
+            "query": {"multi_match": {"query": word, "fields": list(settings.fields), "operator": "and"}}}
 
 
 def _facets(facets: Facets, config: WebSearchConfig) -> Query:

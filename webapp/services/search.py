@@ -18,6 +18,7 @@ from elasticsearch import Elasticsearch
 
 from papersearch import concepts, index_definition
 from papersearch.taxonomy import Taxonomy
+from papersearch.text import plain_spelling
 from webapp.domain import (
     BadQuery,
     Expansion,
@@ -131,6 +132,7 @@ class SearchService(PaperLookups):
             facets_are_estimates=bool(facets_request and facets_request.probability < 1),
             did_you_mean=did_you_mean,
             showing_for=showing_for,
+            searched=s.parsed.to_string() if s.parsed.cut else None,
             partial_match=partial,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
                                   forms=[*e.en, *e.zh]) for e in found],
@@ -153,8 +155,12 @@ class SearchService(PaperLookups):
 
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
         xl = self.config.cross_lingual
-        return (xp.expansions(parsed.terms, self.matcher, xl.max_forms, xl.max_concepts, xl.max_term_length)
-                if params.xl else [])
+        if not params.xl:
+            return []
+        terms = [plain_spelling(t) for t in parsed.terms]  # ℓ1 regularization is the concept L1 regularization
+        found = xp.expansions(terms, self.matcher, xl.max_forms, xl.max_concepts, xl.max_term_length)
+        groups = parsed.term_groups  # a word typed with OR is searched as typed: no concept spans an alternative
+        return [e for e in found if not any(groups[k] for k in range(e.first, e.last + 1))]
 
     def _hit(self, raw: dict, shown: plan.Page, partial: PartialMatch | None) -> Hit:
         hit = to_hit(raw, self.labels)
@@ -306,10 +312,13 @@ def _spelled(s: plan.Search, words: tuple[str, ...], responses: list[Answer]) ->
     suggested, *checks = responses
     counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks, strict=True) if "error" not in c}
     options: dict[str, list[plan.Option]] = {}
-    for entries in ([] if "error" in suggested else suggested.get("suggest", {}).values()):
+    fields = s.config.spelling.fields
+    authors = set(s.config.field_aliases.author)
+    for name, entries in ([] if "error" in suggested else suggested.get("suggest", {}).items()):
+        author = fields[int(name.rsplit("_", 1)[1])] in authors  # render.py names them spell_<field index>
         for entry in entries:
             options.setdefault(entry["text"].casefold(), []).extend(
-                plan.Option(o["text"], o["score"], o["freq"]) for o in entry.get("options", []))
+                plan.Option(o["text"], o["score"], o["freq"], author) for o in entry.get("options", []))
     return s.corrections(counts, options)
 
 

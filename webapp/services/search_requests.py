@@ -55,6 +55,9 @@ class Word:
     concept: Concept | None = None  # the word is (part of) a concept typed as whole words …
     share: float = 1.0  # … carrying this share of the concept's weight
     inside: tuple[Concept, ...] = ()  # concepts inside a long Chinese term
+    # Other words any of which may match instead: those typed beside it with OR, its math spellings (α-divergence:
+    # alpha-divergence; papersearch.text.math_spellings).
+    alternatives: tuple[Word, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class Option:
     text: str
     score: float
     freq: int
+    author: bool = False  # proposed from the author names (what a capitalised word is likelier to be)
 
 
 @dataclass(frozen=True)

@@ -48,14 +48,14 @@ def _typed(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) -> Quer
 
 
 def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
-    typed = _typed(word, text, config, fuzzy)
+    typed = any_of([_typed(w, text, config, fuzzy) for w in (word, *word.alternatives)])
     if word.concept:
         clause = concept_query(word.concept, typed, config, word.share)
     elif word.inside:
         clause = any_of([typed, _inside_query(word, config)])
     else:
         clause = typed
-    return any_of([clause, cl.topic_lift(word.text, config, text.relaxed)])
+    return any_of([clause, *(cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives))])
 
 
 def _inside_query(word: Word, config: WebSearchConfig) -> Query:
