@@ -7,6 +7,7 @@ from typing import Any
 
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
+from webapp.i18n import translate
 from webapp.services.facet_queries import HISTOGRAM, KNOWN
 from webapp.services.labels import Labels
 
@@ -114,13 +115,27 @@ def topic_facet(facet: dict, buckets: list[dict], params: SearchParams, taxonomy
     return Facet(name=facet["name"], param=facet["levels"][0]["param"], values=values)
 
 
+def value_labels(facet: dict, value: str) -> tuple[str, str]:
+    """A value's English and Chinese labels: the translations `<labels>.<value>` for a facet with `labels`
+    (record types, languages), else the value itself (venues, years)."""
+    prefix = facet.get("labels")
+    if not prefix:
+        return value, value
+    key = f"{prefix}.{value}"
+    en, zh = translate("en", key), translate("zh", key)
+    return (value, value) if en == key else (en, zh)  # a value without a translation as itself
+
+
 def terms_facet(facet: dict, buckets: list[dict], selected: list[str], span: FacetRange | None = None,
                 exists: set[str] | None = None) -> Facet:
-    # children given, though empty: pydantic deep-copies a mutable default for every instance.
-    values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
-                         count=b["doc_count"], selected=str(b["key"]) in selected, children=[]) for b in buckets]
-    values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True, children=[])
-               for v in selected if v not in {x.value for x in values} and (exists is None or v in exists)]
+    def value(key: str, count: int, chosen: bool) -> FacetValue:
+        # children given, though empty: pydantic deep-copies a mutable default for every instance.
+        en, zh = value_labels(facet, key)
+        return FacetValue(value=key, label=en, label_zh=zh, count=count, selected=chosen, children=[])
+
+    values = [value(str(b["key"]), b["doc_count"], str(b["key"]) in selected) for b in buckets]
+    values += [value(v, 0, True) for v in selected
+               if v not in {x.value for x in values} and (exists is None or v in exists)]
     # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
     if "integer" in facet:
         values.sort(key=lambda v: int(v.value), reverse=True)
