@@ -21,6 +21,8 @@ Paper fields (this is also the JSON Lines input schema, one object per line; unk
     subjects        disciplines or subject headings, like keywords (a venue that is a discipline moves here)
     record_type     "conference-paper", "journal-article", "preprint", or null: then inferred from the
                     venue by config/record_types.json (papersearch/record_types.py)
+    doi             string or null: a DOI ("10.1000/xyz"; a doi.org URL or "doi:" prefix is removed)
+    arxiv_id        string or null: an arXiv identifier ("2101.00001", "math/0501001"; "arXiv:" removed)
     source          string: the input file name (filled in by the reader when absent)
 
 At least one of title, title_zh, abstract, abstract_zh must be non-empty. All text is normalised
@@ -122,6 +124,29 @@ def _check_year(value: int | None) -> int | None:
     return value
 
 
+# A DOI: "10." registrant "/" suffix (the DOI Handbook's syntax); written also as a doi.org URL or "doi:…".
+DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
+_DOI_PREFIX = re.compile(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)")
+# An arXiv identifier: new style YYMM.NNNN(N) or old style archive(.subject)/YYMMNNN, with an optional version.
+ARXIV_ID = re.compile(r"(?:\d{4}\.\d{4,5}|[a-z-]+(?:\.[A-Z]{2})?/\d{7})(?:v\d+)?")
+_ARXIV_PREFIX = re.compile(r"(?i)^arxiv:\s*")
+
+
+def _identifier(pattern: re.Pattern[str], prefix: re.Pattern[str], code: str,
+                what: str) -> Callable[[str | None], str | None]:
+    def check(value: str | None) -> str | None:
+        value = prefix.sub("", t.normalize_text(value or ""))
+        if not value:
+            return None
+        if len(value) > t.MAX_SHORT:
+            raise _too_long(t.MAX_SHORT)
+        if not pattern.fullmatch(value):
+            raise PydanticCustomError(code, "not {what}", {"what": what})
+        return value
+
+    return check
+
+
 def _split_keywords(value: Any) -> Any:
     return _KEYWORD_SPLIT.split(value) if isinstance(value, str) else value
 
@@ -179,6 +204,9 @@ Year = Annotated[int | None, BeforeValidator(_empty_to_none), AfterValidator(_ch
 Keywords = Annotated[list[str], BeforeValidator(_split_keywords), AfterValidator(_check_keywords)]
 Authors = Annotated[list[str], BeforeValidator(_split_author_line), AfterValidator(_check_authors)]
 Id = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_check_id)]
+Doi = Annotated[str | None, AfterValidator(_identifier(DOI, _DOI_PREFIX, "bad_doi", "a DOI (10.NNNN/suffix)"))]
+ArxivId = Annotated[str | None, AfterValidator(_identifier(ARXIV_ID, _ARXIV_PREFIX, "bad_arxiv_id",
+                                                           "an arXiv identifier (2101.00001, math/0501001)"))]
 
 
 class Paper(BaseModel):
@@ -202,6 +230,8 @@ class Paper(BaseModel):
     keywords: Keywords = []
     subjects: Keywords = []
     record_type: Annotated[RecordType | None, BeforeValidator(_empty_to_none)] = None
+    doi: Doi = None
+    arxiv_id: ArxivId = None
     source: Short = Field(default="", validate_default=True)
 
     @field_validator("source")

@@ -1,11 +1,14 @@
 """Checks by consumers we did not write, shared by the integration and browser tests: the Atom feed through
-feedparser and the RFC 4287 RELAX NG schema, sitemaps through the sitemaps.org XSDs (tests/fixtures/schemas)."""
+feedparser and the RFC 4287 RELAX NG schema, sitemaps through the sitemaps.org XSDs (tests/fixtures/schemas),
+CSL-JSON through jsonschema and the rules of the citation-style-language schema."""
 
 from __future__ import annotations
 
+import json
 from functools import cache
 
 import feedparser
+import jsonschema
 import rnc2rng
 from lxml import etree
 from support import FIXTURES
@@ -55,3 +58,32 @@ def opensearch_urls(body: bytes) -> dict[str, str]:
     urls = {u.get("type"): u.get("template") for u in doc.iterfind("os:Url", ns)}
     assert "{searchTerms}" in urls["text/html"]
     return urls
+
+
+# The csl-data.json schema's rules for what these items use (citation-style-language/schema): an array of
+# objects with `type` and `id`, no keys but its variables, names as family/given or literal, dates as date-parts.
+_NAME = {"type": "object", "additionalProperties": False,
+         "properties": {"family": {"type": "string"}, "given": {"type": "string"}, "literal": {"type": "string"}}}
+CSL_DATA = {
+    "type": "array",
+    "items": {
+        "type": "object", "required": ["type", "id"], "additionalProperties": False,
+        "properties": {
+            "type": {"enum": ["article", "article-journal", "paper-conference", "document"]},
+            "id": {"type": ["string", "number"]}, "author": {"type": "array", "items": _NAME},
+            "issued": {"type": "object", "additionalProperties": False, "properties": {"date-parts": {
+                "type": "array", "minItems": 1, "maxItems": 2,
+                "items": {"type": "array", "minItems": 1, "maxItems": 3, "items": {"type": ["string", "number"]}}}}},
+            **{k: {"type": "string"} for k in ("title", "translated-title", "container-title", "abstract", "keyword",
+                                               "language", "DOI", "URL")},
+            "number": {"type": ["string", "number"]},
+        },
+    },
+}
+
+
+def csl_items(text: str) -> list[dict]:
+    """CSL-JSON parsed and checked against CSL_DATA (raises jsonschema.ValidationError, naming the offence)."""
+    items = json.loads(text)
+    jsonschema.validate(items, CSL_DATA)
+    return items

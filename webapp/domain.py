@@ -101,6 +101,8 @@ class Hit(BaseModel):
     subjects: list[str] = []  # disciplines, subject headings
     url: str | None = None
     pdf_url: str | None = None
+    doi: str | None = None  # "10.1000/xyz", where the record has one
+    arxiv_id: str | None = None  # "2101.00001", where the record has one
     languages: list[str] = []  # what the paper is written in: "en", "zh"
     added: datetime | None = None  # when it was added to the index (kept across reindexes; papersearch/added.py)
     score: float | None = None

@@ -12,6 +12,8 @@ from urllib.parse import urlencode
 
 from flask import Flask, Response, current_app, g, request, url_for
 
+from webapp.site import absolute
+
 LANGUAGES = ("en", "zh")
 DEFAULT = "en"
 COOKIE = "lang"
@@ -100,8 +102,21 @@ def init_app(app: Flask) -> None:
             "other_lang": "zh" if lang == "en" else "en",
             "explicit_lang": requested_lang(),
             "url_with_lang": url_with_lang,
+            "alternates": alternates,
             "pick": lambda en, zh: pick(lang, en, zh),
         }
+
+
+def alternates() -> list[tuple[str, str]]:
+    """(hreflang, absolute URL) of this page in each language and, as x-default, without ?lang= (the language
+    then negotiated): the `<link rel="alternate">` set that tells search engines the pages are translations of
+    one another. None for a request that matched no route (an error page)."""
+    if request.url_rule is None or request.endpoint is None:
+        return []
+    pairs = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    path = url_for(request.endpoint, **(request.view_args or {}))
+    default = absolute(f"{path}?{urlencode(pairs)}" if pairs else path)
+    return [*((lang, absolute(url_with_lang(lang))) for lang in LANGUAGES), ("x-default", default)]
 
 
 def url_with_lang(lang: str) -> str:

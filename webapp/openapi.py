@@ -15,7 +15,7 @@ from webapp.controllers.events import BEACONS
 from webapp.controllers.params import RequestArgs
 from webapp.openapi_lists import BAD_REQUEST, NOT_UTF8
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
-from webapp.serializers import bibtex, ris
+from webapp.serializers import bibtex, csl_json, ris
 from webapp.serializers.json import BODIES
 from webapp.server import LIMIT_REQUEST_FIELD_SIZE, LIMIT_REQUEST_FIELDS, LIMIT_REQUEST_LINE
 
@@ -108,11 +108,12 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                               **not_utf8, "404": _body("No such paper", "Error"),
                               **server_limits, "429": limited, "503": unavailable}}},
             "/api/papers/{id}/citation": {"get": {
-                "operationId": "getCitation", "summary": "One paper as BibTeX or RIS, as a download",
+                "operationId": "getCitation", "summary": "One paper as BibTeX, RIS or CSL-JSON, as a download",
                 "parameters": [_ID, *query_parameters(request_args.citation_model)],
                 "responses": {"200": {"description": "The citation (UTF-8), named after its key",
                                       "content": {bibtex.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}},
-                                                  ris.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}}}},
+                                                  ris.MEDIA_TYPE.split(";")[0]: {"schema": {"type": "string"}},
+                                                  csl_json.MEDIA_TYPE.split(";")[0]: {"schema": csl_json.SCHEMA}}},
                               "400": bad, "404": _body("No such paper", "Error"), **server_limits, "429": limited,
                               "503": unavailable}}},
             "/api/authors/{name}": {"get": {

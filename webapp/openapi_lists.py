@@ -9,7 +9,7 @@ from typing import Any
 
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
-from webapp.serializers import atom, opensearch, robots, sitemap
+from webapp.serializers import atom, csl_json, opensearch, robots, sitemap
 from webapp.serializers import export as formats
 
 _STRING = {"schema": {"type": "string"}}
@@ -41,14 +41,16 @@ def paths(request_args: RequestArgs, json_body: Any, query_parameters: Any, serv
     bad, limited = _page(BAD_REQUEST), _page("Too many requests")
     not_utf8 = {"400": _page(NOT_UTF8)}  # every route (webapp/encoding.py)
     busy = _page("Search is unavailable") | retry_after
-    export_types = [formats.format_of(f).media_type for f in formats.FORMATS]
+    exported = _text("The papers, each once (UTF-8; CSV with a byte-order mark)",
+                     *(formats.format_of(f).media_type for f in formats.FORMATS))
+    exported["content"][csl_json.MEDIA_TYPE.split(";")[0]] = {"schema": csl_json.SCHEMA}  # JSON: its items
     return {
         "/api/export": {"get": {
             "operationId": "exportResults",
-            "summary": "The search's results, in the order of its pages, as one BibTeX, RIS or CSV download "
-                       "(streamed; at most the documented limit)",
+            "summary": "The search's results, in the order of its pages, as one BibTeX, RIS, CSL-JSON or CSV "
+                       "download (streamed; at most the documented limit)",
             "parameters": query_parameters(lists.export_model),
-            "responses": {"200": _text("The papers, each once (UTF-8; CSV with a byte-order mark)", *export_types),
+            "responses": {"200": exported,
                           "400": bad_json, **server_limits, "429": limited_json, "503": busy_json}}},
         "/api/opensearch/suggest": {"get": {
             "operationId": "openSearchSuggestions",

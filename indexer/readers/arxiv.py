@@ -1,10 +1,11 @@
 """The arXiv metadata snapshot (Kaggle "arxiv-metadata-oai-snapshot.json"): one object per line.
 
 Used keys: id, title, authors ("A, B and C") or authors_parsed ([[last, first, suffix], …]), abstract,
-categories ("cs.LG stat.ML"), versions ([{"created": "Mon, 2 Apr 2007 …"}]), update_date, journal-ref.
+categories ("cs.LG stat.ML"), versions ([{"created": "Mon, 2 Apr 2007 …"}]), update_date, journal-ref, doi.
 Mapping: id → "arxiv-<id>" ("/" of old-style ids becomes "_"), year from the id (YYMM…), else the first
 version, else update_date; url/pdf_url on arxiv.org; venue = journal-ref or "arXiv"; topic from the
-first category the taxonomy maps. doi and the category list are not part of Paper and are dropped.
+first category the taxonomy maps; arxiv_id the id, doi the first well-formed DOI of `doi` (it may list several).
+The category list is not part of Paper and is dropped.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from indexer.authors import split_et_al
-from indexer.models import paper_or_reject
+from indexer.models import ARXIV_ID, DOI, paper_or_reject
 from indexer.readers import Located, Source
 from indexer.readers.jsonl import iter_values
 from indexer.rejects import Reject
@@ -69,6 +70,9 @@ def to_paper_record(obj: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
         "pdf_url": f"https://arxiv.org/pdf/{arxiv_id}",
         "topic_area": topic.area if topic else None,
         "topic_subarea": topic.subarea if topic else None,
+        # only well-formed identifiers: a stray value in the snapshot must not cost the paper (models.py rejects it)
+        "arxiv_id": arxiv_id if ARXIV_ID.fullmatch(arxiv_id) else None,
+        "doi": next((d for d in normalize_text(str(obj.get("doi") or "")).split() if DOI.fullmatch(d)), None),
     }
 
 

@@ -104,7 +104,7 @@ def test_citation_copy_and_downloads(browser, venue_server, artifacts):
         assert info.value.suggested_filename == "dijkstra2023qa.bib"
         # a Chinese paper: the key is ASCII, the text stays Chinese
         page.goto(venue_server + "/paper/v-zh-2024?lang=zh")
-        expect(page.locator("#cite-bibtex")).to_contain_text("@article{zhang2024jiyu,")  # a 学报: a journal
+        expect(page.locator("#cite-bibtex")).to_contain_text("@article{zhang2024dayu,")  # a 学报: a journal
         expect(page.locator("#cite-bibtex")).to_contain_text("title = {基于大语言模型的论文检索}")
         expect(page.get_by_role("button", name="复制 BibTeX")).to_be_visible()
     finally:

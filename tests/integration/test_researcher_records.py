@@ -1,8 +1,9 @@
 """What researchers meet beyond plain records (issue 32), against a real alias and read back by parsers we did
 not write: TeX math (MathML on pages, highlights outside it, "α" finds `$\\alpha$`, math kept in BibTeX and
-readable in RIS and CSV), record types in every format, untitled records, author completion by any part of
-a name, the page past the last one, conditional GET for feeds, addresses that are not UTF-8, the paper page's
-description, canonical link and way back, and sitemaps with lastmod."""
+readable in RIS and CSV), record types in every format and as a facet, with the languages (issue 44.7), untitled
+records, CSL-JSON, DOIs and arXiv ids (issue 44.9), author completion by any part of a name, the page past the
+last one, conditional GET for feeds, addresses that are not UTF-8, the paper page's description, canonical link,
+link previews, language alternates and way back, and sitemaps with lastmod."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import extruct
 import pytest
 import rispy
 from bibtexparser.middlewares import LatexDecodingMiddleware
-from consumers import valid_atom, xsd
+from consumers import csl_items, valid_atom, xsd
 from lxml import etree, html
 from support import write_jsonl
 
@@ -43,6 +44,9 @@ RECORDS = [
     {"id": "untitled", "abstract": "We study records without titles. The heading is the abstract's start.",
      "authors": ["Grace Hopper"], "year": 2023},
     {"id": "script", "title": r"Injected $\text{<img src=x onerror=alert(1)>}$ formula", "abstract": "Harmless."},
+    {"id": "attention", "title": "Attention Is All You Need", "authors": ["Ashish Vaswani", "Noam Shazeer"],
+     "year": 2017, "venue": "arXiv", "abstract": "The dominant sequence transduction models.",
+     "doi": "https://doi.org/10.48550/arXiv.1706.03762", "arxiv_id": "arXiv:1706.03762"},
     *({"id": f"stell-{i:02d}", "title": f"Stellarator coil study {i}", "year": 2020} for i in range(25)),
 ]
 KIND = {"alpha": "conference-paper", "yoshua": "conference-paper", "discipline": "journal-article",
@@ -187,6 +191,85 @@ def test_a_discipline_is_a_subject_not_a_venue(client):
     facts = dict(zip(page.xpath("//dl[@class='paper-facts']/dt/text()"),
                      [d.xpath("string(.)") for d in page.xpath("//dl[@class='paper-facts']/dd")], strict=True))
     assert facts == {"Type": "Journal article", "Subjects": "中医学/中药学"}
+
+
+def test_record_type_and_language_are_facets_that_reach_papers_without_year_venue_or_topic(client):
+    facets = {f["name"]: f for f in client.get("/api/search").get_json()["facets"]}
+    kinds = {v["value"]: (v["label"], v["label_zh"], v["count"]) for v in facets["type"]["values"]}
+    assert kinds["journal-article"] == ("Journal article", "期刊论文", 2)
+    assert kinds["preprint"][:2] == ("Preprint", "预印本") and kinds["conference-paper"][0] == "Conference paper"
+    languages = {v["value"]: (v["label"], v["label_zh"], v["count"]) for v in facets["language"]["values"]}
+    assert languages["zh"] == ("Chinese", "中文", 2) and languages["en"][:2] == ("English", "英文")
+    assert set(result_ids(client, "type=journal-article")) == {"discipline", "journal"}
+    assert set(result_ids(client, "language=zh")) == {"discipline", "journal"}
+    assert result_ids(client, "language=zh&type=preprint") == []
+    page = html.fromstring(client.get("/?type=journal-article&lang=zh").get_data(as_text=True))
+    [chosen] = page.xpath("//section[@aria-labelledby='facet-type']//a[@aria-checked='true']")
+    assert chosen.xpath("string(.//span[@class='facet-label'])") == "期刊论文"
+    assert page.xpath("string(//h3[@id='facet-language'])") == "语言"
+
+
+def result_ids(client, query: str) -> list[str]:
+    return [h["id"] for h in client.get(f"/api/search?{query}&size=50").get_json()["hits"]]
+
+
+def test_a_card_shows_what_its_record_has(client):
+    """A Chinese journal paper has no year, venue or topic: its card says its kind, its discipline and keywords."""
+    page = html.fromstring(client.get("/?q=中药复方&lang=en").get_data(as_text=True))
+    [card] = [h for h in page.xpath("//li[@class='hit']") if h.xpath(".//a[@data-paper-id='discipline']")]
+    assert card.xpath("string(.//p[@class='hit-pub'])") == "Journal article · 中医学/中药学"
+    assert card.xpath(".//p[@class='hit-pub']/span[@class='subject']/@lang") == ["zh"]
+    assert card.xpath("string(.//p[@class='hit-keywords']/span[@class='keyword'])") == "质量控制"
+    [alpha] = [h for h in html.fromstring(client.get("/?q=alpha&lang=en").get_data(as_text=True))
+               .xpath("//li[@class='hit']") if h.xpath(".//a[@data-paper-id='alpha']")]
+    assert alpha.xpath("string(.//p[@class='hit-pub'])") == "2024 · ICLR"  # a venue: as before
+
+
+# --- CSL-JSON, DOI and arXiv id (issue 44.9) ------------------------------------------------------------------
+
+
+def test_csl_json_for_one_paper_and_an_export(client):
+    r = client.get("/api/papers/alpha/citation?format=csl-json")
+    assert r.status_code == 200 and r.mimetype == "application/vnd.citationstyles.csl+json"
+    assert r.headers["Content-Disposition"] == 'attachment; filename="meo2024alphatcvae.json"'
+    [alpha] = csl_items(r.get_data(as_text=True))
+    assert (alpha["type"], alpha["title"], alpha["container-title"], alpha["issued"]) == (
+        "paper-conference", "αTC-VAE: On the relationship between Disentanglement and Diversity", "ICLR",
+        {"date-parts": [[2024]]})
+    assert alpha["author"] == [{"family": "Meo", "given": "Cristian"}, {"family": "Müller", "given": "Thomas"}]
+    r = client.get("/api/export?format=csl-json")
+    assert r.status_code == 200 and r.headers["Content-Disposition"] == 'attachment; filename="papers.json"'
+    items = {i["id"]: i for i in csl_items(r.get_data(as_text=True))}
+    assert len(items) == len(RECORDS)  # every paper, each key distinct
+    discipline = next(i for i in items.values() if i.get("title") == "一种中药复方的质量控制方法")
+    assert discipline["type"] == "article-journal" and discipline["keyword"] == "质量控制, 中医学/中药学"
+    assert discipline["id"] == "zhongyao" and "author" not in discipline  # 一种…: the key names the paper
+    assert discipline["language"] == "zh"
+
+
+def test_doi_and_arxiv_id_in_every_format_where_the_record_has_them(client):
+    doi, arxiv_id = "10.48550/arXiv.1706.03762", "1706.03762"
+    paper = client.get("/api/papers/attention").get_json()["paper"]
+    assert (paper["doi"], paper["arxiv_id"]) == (doi, arxiv_id)
+    fields = {k: f.value for k, f in bibtex_entry(client, "attention").fields_dict.items()}
+    assert (fields["doi"], fields["eprint"], fields["archiveprefix"]) == (doi, arxiv_id, "arXiv")
+    assert ris_record(client, "attention")["doi"] == doi
+    [item] = csl_items(client.get("/api/papers/attention/citation?format=csl-json").get_data(as_text=True))
+    assert (item["type"], item["DOI"], item["number"]) == ("article", doi, f"arXiv:{arxiv_id}")
+    page_text = client.get("/paper/attention?lang=en").get_data(as_text=True)
+    page = html.fromstring(page_text)
+    assert page.xpath("//head/meta[@name='citation_doi']/@content") == [doi]
+    assert page.xpath("//head/meta[@name='citation_arxiv_id']/@content") == [arxiv_id]
+    assert page.xpath("//dl[@class='paper-facts']//a[@class='doi']/@href") == [f"https://doi.org/{doi}"]
+    assert page.xpath("//dl[@class='paper-facts']//a[@class='arxiv']/@href") == [f"https://arxiv.org/abs/{arxiv_id}"]
+    [article] = extruct.extract(page_text, syntaxes=["json-ld"])["json-ld"]
+    assert [(i["propertyID"], i["value"]) for i in article["identifier"]] == [("DOI", doi), ("arXiv", arxiv_id)]
+    # a record without them has none of them anywhere
+    assert not {"doi", "eprint"} & set(bibtex_entry(client, "alpha").fields_dict)
+    assert "doi" not in ris_record(client, "alpha")
+    alpha_text = client.get("/paper/alpha").get_data(as_text=True)
+    assert "citation_doi" not in alpha_text and "identifier" not in extruct.extract(
+        alpha_text, syntaxes=["json-ld"])["json-ld"][0]
 
 
 # --- untitled records -----------------------------------------------------------------------------------------
@@ -334,6 +417,27 @@ def test_paper_page_describes_itself_and_leads_back_to_the_results(client):
         assert other.xpath("//p[@class='back']/a/@href") == ["/"], referer  # "New search"
 
 
+def test_pages_offer_link_previews_and_their_other_language(client):
+    page = html.fromstring(client.get("/paper/alpha?lang=zh").get_data(as_text=True))
+    og = {m.get("property"): m.get("content") for m in page.xpath("//head/meta[@property]")}
+    assert og == {"og:site_name": page.findtext(".//title").rsplit(" · ", 1)[1], "og:type": "article",
+                  "og:title": "αTC-VAE: On the relationship between Disentanglement and Diversity",
+                  "og:description": page.xpath("//head/meta[@name='description']/@content")[0],
+                  "og:locale": "zh_CN", "og:url": "http://localhost/paper/alpha"}
+    alternates = {a.get("hreflang"): a.get("href") for a in page.xpath("//head/link[@rel='alternate'][@hreflang]")}
+    assert alternates == {"en": "http://localhost/paper/alpha?lang=en", "zh": "http://localhost/paper/alpha?lang=zh",
+                          "x-default": "http://localhost/paper/alpha"}
+    search = html.fromstring(client.get("/?q=alpha&type=preprint").get_data(as_text=True))
+    og = {m.get("property"): m.get("content") for m in search.xpath("//head/meta[@property]")}
+    assert og["og:type"] == "website" and og["og:title"] and "og:url" not in og
+    alternates = {a.get("hreflang"): a.get("href") for a in search.xpath("//head/link[@rel='alternate'][@hreflang]")}
+    assert alternates == {"en": "http://localhost/?q=alpha&type=preprint&lang=en",
+                          "zh": "http://localhost/?q=alpha&type=preprint&lang=zh",
+                          "x-default": "http://localhost/?q=alpha&type=preprint"}
+    missing = html.fromstring(client.get("/no/such/page").get_data(as_text=True))
+    assert not missing.xpath("//head/link[@hreflang]")  # an error page is no page in two languages
+
+
 def test_sitemap_has_each_papers_added_day(client):
     body = client.get("/sitemap.xml").data
     doc = etree.fromstring(body)
@@ -370,7 +474,7 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
-    assert versions.schema_of(admin, old) == index_definition.schema_version() == 3
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 4
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
     assert {"record_type", "subjects", "math", "author_keys"} <= set(mapping["properties"])
     assert "as_written" in mapping["properties"]["authors"]["fields"]

@@ -152,7 +152,7 @@ def test_results_page_links_the_feed_and_the_exports(client):
     [follow] = by_class(page, "//a", "follow")
     assert alternate.get("href") == follow.get("href") == "/feed?q=tokamak"  # newest first, whatever the page's sort
     exports = [a.get("href") for span in by_class(page, "//span", "export") for a in span.iterfind("a")]
-    assert exports == [f"/api/export?q=tokamak&sort=title&format={f}" for f in ("bibtex", "ris", "csv")]
+    assert exports == [f"/api/export?q=tokamak&sort=title&format={f}" for f in ("bibtex", "ris", "csl-json", "csv")]
     [search] = page.xpath("//head/link[@rel='search']")
     assert search.get("type") == "application/opensearchdescription+xml"
     assert search.get("href") == "/opensearch.xml?lang=en"
@@ -348,7 +348,7 @@ def test_openapi_lists_the_new_routes_with_maxima(client):
     assert {"/api/export", "/api/opensearch/suggest", "/feed", "/opensearch.xml", "/robots.txt", "/sitemap.xml",
             "/sitemap-papers.xml"} <= set(doc["paths"])
     export = {p["name"]: p["schema"] for p in doc["paths"]["/api/export"]["get"]["parameters"]}
-    assert export["limit"]["maximum"] == 500 and export["format"]["enum"] == ["bibtex", "ris", "csv"]
+    assert export["limit"]["maximum"] == 500 and export["format"]["enum"] == ["bibtex", "ris", "csl-json", "csv"]
     assert "page" not in export and "size" not in export
     feed = {p["name"]: p["schema"] for p in doc["paths"]["/feed"]["get"]["parameters"]}
     assert feed["sort"]["default"] == "added" and "page" not in feed

@@ -60,8 +60,8 @@ def test_openapi_document(client):
     assert set(doc["paths"]) >= {"/api/search", "/api/papers/{id}", "/api/suggest", "/api/openapi.json",
                                  "/healthz", "/readyz"}
     params = {p["name"]: p for p in doc["paths"]["/api/search"]["get"]["parameters"]}
-    assert set(params) == {"q", "area", "subarea", "venue", "year", "year_from", "year_to", "sort", "page", "size",
-                           "xl", "spell"}
+    assert set(params) == {"q", "area", "subarea", "venue", "year", "year_from", "year_to", "type", "language",
+                           "sort", "page", "size", "xl", "spell"}
     assert (params["size"]["schema"]["minimum"], params["size"]["schema"]["maximum"]) == (1, max(CONFIG.page_sizes))
     assert params["size"]["schema"]["default"] == CONFIG.default_page_size
     assert set(params["sort"]["schema"]["enum"]) == set(CONFIG.sorts)

@@ -341,9 +341,9 @@ def test_paper_page_has_full_abstract_links_and_similar(client):
 def test_citation_download_bibtex_and_ris(client):
     r = client.get("/api/papers/zh-llm-retrieval/citation?format=bibtex")
     assert r.status_code == 200 and r.content_type == "application/x-bibtex; charset=utf-8"
-    assert r.headers["Content-Disposition"] == 'attachment; filename="zhang2024jiyu.bib"'
+    assert r.headers["Content-Disposition"] == 'attachment; filename="zhang2024dayu.bib"'
     text = r.get_data(as_text=True)
-    assert text.startswith("@article{zhang2024jiyu,\n")  # a 学报 is a journal (config/record_types.json)
+    assert text.startswith("@article{zhang2024dayu,\n")  # a 学报 is a journal (config/record_types.json)
     assert "  author = {{张伟} and {李娜} and others},\n" in text
     assert "  title = {基于大语言模型的中文学术论文检索},\n" in text and "  journal = {中文信息学报},\n" in text
     r = client.get("/api/papers/xss-abstract/citation?format=ris")

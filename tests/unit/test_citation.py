@@ -1,10 +1,11 @@
-"""Citation export (BibTeX, RIS) as pure functions of a paper."""
+"""Citation export (BibTeX, RIS, CSL-JSON) as pure functions of a paper."""
 
 from __future__ import annotations
 
 import re
 
 import pytest
+from consumers import csl_items
 
 from webapp.domain import Hit
 from webapp.serializers import bibtex, ris
@@ -38,8 +39,19 @@ def test_key_is_surname_year_and_first_significant_title_word():
 
 
 def test_key_of_a_chinese_paper_is_ascii():
-    assert citation_key(CHINESE) == "yizhong"  # pinyin of the title's first two characters
+    assert citation_key(CHINESE) == "pingfang"  # 一种基于平方和…: the first significant word's pinyin
     assert re.fullmatch(r"[a-z0-9]+", citation_key(paper(title_zh="大语言模型", authors=["李四"], year=2023)))
+
+
+@pytest.mark.parametrize(("title_zh", "word"), [
+    ("基于深度学习的图像分割方法", "shendu"),  # not "jiyu" (基于, based on), the key of every tenth CSL paper
+    ("一种新型锂电池隔膜的制备", "xinxing"), ("关于我国水运工程管理的思考", "woguo"),
+    ("基于BP神经网络的负荷预测", "bp"),  # a Latin word first: that word, not its run with the Chinese
+    ("基于", "jiyu"),  # nothing but the opening word: kept
+])
+def test_a_chinese_titles_key_word_skips_its_opening_words(title_zh, word):
+    assert citation_key(paper(title_zh=title_zh)) == word
+    assert citation_key(paper(title_zh=title_zh, authors=["王小明"], year=2021)) == f"wang2021{word}"
 
 
 def test_key_falls_back_to_the_paper_id():
@@ -75,7 +87,7 @@ def test_bibtex_of_a_chinese_paper_keeps_the_text():
     assert "  title = {大语言模型的对齐},\n" in entry and "  abstract = {我们研究对齐。}\n" in entry
     assert bibtex.to_bibtex(CHINESE).count("{") == bibtex.to_bibtex(CHINESE).count("}")
     assert "  keywords = {平方和优化, Lyapunov函数, 兵器科学与技术},\n" in bibtex.to_bibtex(CHINESE)
-    assert bibtex.to_bibtex(CHINESE).startswith("@article{yizhong,\n") and "journal" not in bibtex.to_bibtex(CHINESE)
+    assert bibtex.to_bibtex(CHINESE).startswith("@article{pingfang,\n") and "journal" not in bibtex.to_bibtex(CHINESE)
 
 
 def test_bibtex_braces_names_bibtex_would_split():
@@ -99,7 +111,7 @@ def test_ris_record():
 
 def test_ris_of_a_chinese_paper():
     record = ris.to_ris(CHINESE)
-    assert "TY  - JOUR\r\nID  - yizhong\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
+    assert "TY  - JOUR\r\nID  - pingfang\r\nTI  - 一种基于平方和优化的飞行器大角度机动镇定控制器设计方法\r\n" in record
     assert "T2  -" not in record and "AB  - 采用修正的Rodrigues参数(MRP)," in record  # a discipline is no venue
     assert "KW  - 平方和优化\r\nKW  - Lyapunov函数\r\nKW  - 兵器科学与技术\r\n" in record
     assert "PY" not in record and "AU" not in record  # nothing invented
@@ -173,3 +185,48 @@ def test_csv_cells_after_a_list_separator_are_disarmed_too() -> None:
     assert row[3] == "Alice;'=1+1;Bob; Carol,'@SUM(1)"
     assert all(not part.strip().startswith(("=", "@")) for part in re.split("[;,]", row[3]))
     assert row[11] == "from 1, -1 to +2"  # numbers after a comma are text, untouched
+
+
+DOI_PREPRINT = paper(id="arxiv-2101.00001", title="Learning to Compute", authors=["Ada Lovelace", "Alan Turing"],
+                     year=2021, venue="arXiv", record_type="preprint", doi="10.1000/xyz_1", arxiv_id="2101.00001")
+
+
+def test_doi_and_arxiv_id_in_bibtex_and_ris_only_where_the_record_has_them() -> None:
+    entry = bibtex.to_bibtex(DOI_PREPRINT)
+    assert "  doi = {10.1000/xyz_1},\n  eprint = {2101.00001},\n  archiveprefix = {arXiv}\n}" in entry  # verbatim
+    assert "DO  - 10.1000/xyz_1\r\n" in ris.to_ris(DOI_PREPRINT)
+    assert "doi" not in bibtex.to_bibtex(ICLR) and "eprint" not in bibtex.to_bibtex(ICLR)
+    assert "DO  -" not in ris.to_ris(ICLR)
+
+
+def test_csl_json_items() -> None:
+    from webapp.serializers import csl_json
+
+    [conference] = csl_items(csl_json.to_csl_json(ICLR))
+    assert conference == {
+        "id": "pogancic2020differentiation", "type": "paper-conference",
+        "title": "Differentiation of Blackbox Combinatorial Solvers",
+        "author": [{"family": "Pogančić", "given": "Marin Vlastelica"}, {"family": "Musil", "given": "Vít"},
+                   {"family": "Hauberg", "given": "Søren"}],
+        "issued": {"date-parts": [[2020]]}, "container-title": "ICLR", "abstract": "We present a method. It works.",
+        "URL": "https://openreview.net/forum?id=x"}
+    [journal] = csl_items(csl_json.to_csl_json(CHINESE))
+    assert (journal["type"], journal["id"], journal["keyword"]) == ("article-journal", "pingfang",
+                                                                     "平方和优化, Lyapunov函数, 兵器科学与技术")
+    assert "author" not in journal and "issued" not in journal and "container-title" not in journal
+    [preprint] = csl_items(csl_json.to_csl_json(DOI_PREPRINT))
+    assert (preprint["type"], preprint["DOI"], preprint["number"]) == ("article", "10.1000/xyz_1", "arXiv:2101.00001")
+    [untyped] = csl_items(csl_json.to_csl_json(paper(title="x", authors=["张三", "Plato", "Hauberg, Søren"])))
+    assert untyped["type"] == "document"
+    assert untyped["author"] == [{"family": "张", "given": "三"}, {"literal": "Plato"},
+                                 {"family": "Hauberg", "given": "Søren"}]
+
+
+def test_a_csl_json_export_is_one_array_with_distinct_ids() -> None:
+    from webapp.serializers import export
+
+    same = [paper(id=f"p{i}", title="Riemannian flows", authors=["Søren Hauberg"], year=2024) for i in range(3)]
+    text = "".join(export.render([*same, same[0]], "csl-json", lambda i: i))
+    assert [i["id"] for i in csl_items(text)] == ["hauberg2024riemannian", "hauberg2024riemanniana",
+                                                  "hauberg2024riemannianb"]
+    assert csl_items("".join(export.render([], "csl-json", lambda i: i))) == []

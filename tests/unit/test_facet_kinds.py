@@ -43,13 +43,14 @@ ANSWER = {
 
 def test_each_facet_of_the_config_is_the_class_of_its_kind():
     assert [(f.name, type(f)) for f in CONFIG.facets] == [("topic", HierarchyFacet), ("venue", TermsFacet),
-                                                          ("year", TermsFacet)]
+                                                          ("year", TermsFacet), ("type", TermsFacet),
+                                                          ("language", TermsFacet)]
 
 
 def test_filters_as_before():
     by_name = {f.name: f.filter(PARAMS) for f in CONFIG.facets}
-    assert by_name == {"topic": TOPIC_F, "venue": VENUE_F, "year": YEAR_F}
-    assert fq.facet_filters(PARAMS, CONFIG) == by_name
+    assert by_name == {"topic": TOPIC_F, "venue": VENUE_F, "year": YEAR_F, "type": None, "language": None}
+    assert fq.facet_filters(PARAMS, CONFIG) == {k: v for k, v in by_name.items() if v is not None}
     assert all(f.filter(SearchParams()) is None for f in CONFIG.facets)  # no selection, no filter
 
 
@@ -77,7 +78,8 @@ def test_known_values_as_before():
 
 
 def test_buckets_read_as_before():
-    topic, venue, year = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
+    topic, venue, year, kind, language = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
+    assert kind.values == language.values == []  # the answer has no buckets for them
     assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "values": [
         {"value": "Deep Learning", "label": "Deep Learning", "label_zh": "深度学习", "count": 5, "selected": True,
          "children": [{"value": "Deep Learning > Theory", "label": "Theory", "label_zh": "理论", "count": 3,
@@ -94,7 +96,7 @@ def test_buckets_read_as_before():
 
 
 def test_selections_and_bounds_name_each_facets_own_parameters():
-    topic, venue, year = CONFIG.facets
+    topic, venue, year, *_ = CONFIG.facets
     assert topic.selections(PARAMS) == [("area", "Deep Learning", ("Deep Learning",)), ("area", "Theory", ("Theory",)),
                                         ("subarea", "Deep Learning > Theory", ("Deep Learning", "Theory"))]
     assert venue.selections(PARAMS) == [("venue", "NeurIPS", ("NeurIPS",))]

@@ -74,6 +74,24 @@ def test_urls_http_only() -> None:
             Paper(title="T", pdf_url=bad)
 
 
+@pytest.mark.parametrize(("field", "given", "kept"), [
+    ("doi", "10.1000/xyz_1", "10.1000/xyz_1"), ("doi", "https://doi.org/10.48550/arXiv.1706.03762",
+                                                 "10.48550/arXiv.1706.03762"),
+    ("doi", "doi: 10.1109/5.771073", "10.1109/5.771073"), ("doi", "", None), ("doi", None, None),
+    ("arxiv_id", "arXiv:1706.03762v7", "1706.03762v7"), ("arxiv_id", "math.GT/0309136", "math.GT/0309136"),
+    ("arxiv_id", "hep-th/9901001", "hep-th/9901001"), ("arxiv_id", " ", None),
+])
+def test_doi_and_arxiv_id_are_kept_without_their_prefixes(field: str, given: object, kept: str | None) -> None:
+    assert getattr(Paper(title="x", **{field: given}), field) == kept
+
+
+@pytest.mark.parametrize(("field", "given"), [("doi", "not a doi"), ("doi", "11.1000/x"), ("doi", "10.1000/a b"),
+                                              ("arxiv_id", "1706.037"), ("arxiv_id", "https://arxiv.org/abs/1706")])
+def test_a_malformed_identifier_is_refused_naming_the_field(field: str, given: str) -> None:
+    reject = paper_or_reject({"title": "x", field: given}, source="f.jsonl", line=3)
+    assert isinstance(reject, Reject) and reject.field == field and reject.reason.startswith("not a")
+
+
 def test_urls_agree_with_urlsplit() -> None:
     """The regular expression that spares most URLs urlsplit decides as urlsplit does."""
 

@@ -314,6 +314,8 @@ def test_arxiv_snapshot_lines_are_mapped(taxonomy: Taxonomy) -> None:
     assert old.id == "arxiv-math_0501001" and old.year == 2005
     assert (old.venue, old.record_type) == ("Ann. Math. 1 (2005) 1-10", None)  # published: the rules decide
     assert old.url == "https://arxiv.org/abs/math/0501001"
+    assert (new.arxiv_id, new.doi) == ("2101.00001", None)
+    assert (old.arxiv_id, old.doi) == ("math/0501001", "10.1000/xyz")  # the snapshot's doi, kept
     assert (
         old.authors == ["Carl Gauss", "Emmy Noether"] and old.authors_et_al
     )  # "and others"; affiliation dropped

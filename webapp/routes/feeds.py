@@ -18,6 +18,8 @@ from webapp.routes.conditional import conditional
 from webapp.serializers import atom, highwire, jsonld, opensearch
 from webapp.serializers import export as export_formats
 from webapp.serializers import json as to_json
+from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
+from webapp.serializers.citation_fields import arxiv_url, doi_url
 from webapp.serializers.coins import to_coins
 from webapp.serializers.highwire import Meta
 from webapp.site import absolute, external_url
@@ -42,7 +44,8 @@ def paper_url(paper_id: str) -> str:
 
 @blueprint.app_context_processor
 def _export_choices() -> dict:
-    return {"export_max": EXPORT_MAX, "export_formats": export_formats.FORMATS}
+    return {"export_max": EXPORT_MAX, "export_formats": export_formats.FORMATS, "citation_formats": CITATION_FORMATS,
+            "doi_url": doi_url, "arxiv_url": arxiv_url}
 
 
 @blueprint.app_template_global()

@@ -4,7 +4,8 @@
 Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped, so
 a title like "Q&A at 50% cost_{fast}" prints as written, while TeX formulas (`$\\alpha$`) pass through as
 math. In the title, words a style must not lowercase (acronyms, mixed case, formulas: "VAE", "ImageNet",
-"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. See DECISIONS.md D-051, D-106.
+"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. A DOI and an arXiv id (eprint,
+archiveprefix: biblatex's and natbib's fields) are written where the record has them. See DECISIONS.md D-051, D-106.
 """
 
 from __future__ import annotations
@@ -125,6 +126,9 @@ def to_bibtex(paper: Hit, key: str | None = None) -> str:
         (venue_field, escape(paper.venue or "")),
         ("year", str(paper.year or "")),
         ("url", url(paper.url or "")),
+        ("doi", url(paper.doi or "")),
+        ("eprint", url(paper.arxiv_id or "")),
+        ("archiveprefix", "arXiv" if paper.arxiv_id else ""),
         ("keywords", ", ".join(escape(k) for k in subject_terms(paper))),
         ("abstract", escape(cited_abstract(paper))),
     ]

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from webapp.domain import Hit
-from webapp.serializers import bibtex, ris
+from webapp.serializers import bibtex, csl_json, ris
 from webapp.serializers.citation_fields import citation_key
 
-_MODULES = {"bibtex": (bibtex, bibtex.to_bibtex), "ris": (ris, ris.to_ris)}
+_MODULES = {"bibtex": (bibtex, bibtex.to_bibtex), "ris": (ris, ris.to_ris),
+            "csl-json": (csl_json, csl_json.to_csl_json)}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
-"""What the citation formats (bibtex.py, ris.py, and the page metadata) share: the citation key, name order,
-the title to cite, readable text.
+"""What the citation formats (bibtex.py, ris.py, csl_json.py, and the page metadata) share: the citation key,
+name order, the title to cite, readable text, the addresses of DOIs and arXiv ids.
 
 Keys and names are transliterated to ASCII with anyascii (Søren → Soren, 张 → Zhang), so a key works in
 every BibTeX tool; the values themselves stay UTF-8 (biber and modern BibTeX read it), Chinese included.
@@ -27,7 +27,11 @@ _KEY_STOPWORDS = frozenset((
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9_:-]+")
 CJK_KEY_CHARS = 2  # a Chinese title word in the key: the pinyin of its first two characters
-FORMATS = ("bibtex", "ris")  # the modules beside this one; cite.py renders them
+# The words Chinese titles open with that say nothing of the paper ("基于…的" based on, "一种" a kind of, "关于"
+# about, "浅谈" on …), as _KEY_STOPWORDS for English: the key takes the word after them ("基于深度学习的…" → shendu).
+_ZH_KEY_STOPWORDS = re.compile(
+    r"^(?:基于|一种|一类|一个|关于|浅谈|浅析|浅议|试论|试析|面向|针对|利用|采用|通过|用于|作为|[\s\W_])+")
+FORMATS = ("bibtex", "ris", "csl-json")  # the modules beside this one; citation_download.py renders them
 
 
 def cited_title(paper: Hit) -> str:
@@ -37,6 +41,15 @@ def cited_title(paper: Hit) -> str:
 
 def cited_abstract(paper: Hit) -> str:
     return normalize_text(paper.abstract or paper.abstract_zh)
+
+
+def doi_url(doi: str) -> str:
+    """A DOI as the address that resolves it."""
+    return f"https://doi.org/{doi}"
+
+
+def arxiv_url(arxiv_id: str) -> str:
+    return f"https://arxiv.org/abs/{arxiv_id}"
 
 
 def readable(text: str) -> str:
@@ -62,17 +75,24 @@ def surname(name: str) -> str:
     return name.split()[-1] if name else ""
 
 
+def title_word(title: str) -> str:
+    """The key's title word in ASCII: a Chinese title's first significant word (two characters, or the Latin
+    word it starts with: "基于BP神经网络的…" → BP), else the first word not a stopword, as written without its
+    punctuation ("Q&A" → "QA", "Self-Supervised" → "SelfSupervised")."""
+    first = title.split(maxsplit=1)[0] if title.strip() else ""
+    if has_cjk(first):
+        rest = _ZH_KEY_STOPWORDS.sub("", title) or title
+        latin = _ASCII_WORD.match(rest)
+        return latin.group() if latin else "".join(_ascii_words(rest[:CJK_KEY_CHARS]))
+    words = ("".join(_ascii_words(w)) for w in title.split())
+    return next((w for w in words if w and w.casefold() not in _KEY_STOPWORDS), "")
+
+
 def citation_key(paper: Hit) -> str:
     """surname + year + first significant title word, in ASCII: "hauberg2024riemannian"; the paper id
     (made safe) when the paper has neither an author nor a title word to build one from."""
     author = "".join(_ascii_words(surname(paper.authors[0]))) if paper.authors else ""
-    title = cited_title(paper)
-    if has_cjk(title[:CJK_KEY_CHARS]):
-        word = "".join(_ascii_words(title[:CJK_KEY_CHARS]))
-    else:
-        # a title word as written, without its punctuation: "Q&A" → "qa", "Self-Supervised" → "selfsupervised"
-        words = ("".join(_ascii_words(w)) for w in title.split())
-        word = next((w for w in words if w and w.casefold() not in _KEY_STOPWORDS), "")
+    word = title_word(cited_title(paper))
     if not (author or word):
         return _KEY_SAFE.sub("-", paper.id).strip("-") or "paper"
     return f"{author}{paper.year or ''}{word}".casefold()

@@ -24,4 +24,6 @@ def to_coins(paper: Hit, page_url: str) -> str:
     if paper.year:
         pairs.append(("rft.date", str(paper.year)))
     pairs.append(("rft_id", paper.url or page_url))
+    if paper.doi:
+        pairs.append(("rft_id", f"info:doi/{paper.doi}"))
     return urlencode(pairs)

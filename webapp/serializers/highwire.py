@@ -34,6 +34,10 @@ def citation_meta(paper: Hit) -> list[Meta]:
     tags += [("citation_language", lang, None) for lang in paper.languages]
     if terms := subject_terms(paper):
         tags.append(("citation_keywords", "; ".join(terms), None))
+    if paper.doi:
+        tags.append(("citation_doi", paper.doi, None))
+    if paper.arxiv_id:
+        tags.append(("citation_arxiv_id", paper.arxiv_id, None))
     if paper.pdf_url:
         tags.append(("citation_pdf_url", paper.pdf_url, None))
     if paper.url:

@@ -6,7 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import Hit
-from webapp.serializers.citation_fields import cited_abstract, cited_title, readable, subject_terms
+from webapp.serializers.citation_fields import (
+    arxiv_url,
+    cited_abstract,
+    cited_title,
+    doi_url,
+    readable,
+    subject_terms,
+)
 
 PART_OF = {"journal-article": "Periodical"}  # what a venue is, by record type; else a CreativeWork
 STATUS = {"preprint": "Preprint"}  # creativeWorkStatus
@@ -36,8 +43,12 @@ def scholarly_article(paper: Hit, page_url: str) -> dict[str, Any]:
         article["inLanguage"] = paper.languages if len(paper.languages) > 1 else paper.languages[0]
     if terms := subject_terms(paper):
         article["keywords"] = terms
-    if paper.url:
-        article["sameAs"] = paper.url
+    identifiers = [("DOI", paper.doi, doi_url), ("arXiv", paper.arxiv_id, arxiv_url)]
+    if ids := [{"@type": "PropertyValue", "propertyID": kind, "value": value, "url": address(value)}
+               for kind, value, address in identifiers if value]:
+        article["identifier"] = ids
+    if same := [u for u in (paper.url, *(i["url"] for i in ids)) if u]:
+        article["sameAs"] = same[0] if len(same) == 1 else list(dict.fromkeys(same))
     if paper.pdf_url:
         article["encoding"] = {"@type": "MediaObject", "contentUrl": paper.pdf_url,
                                "encodingFormat": "application/pdf"}

@@ -38,6 +38,6 @@ def to_ris(paper: Hit, key: str | None = None) -> str:
         tags.append(("JO", paper.venue or ""))
     tags += [("PY", str(paper.year or "")), ("AB", readable(cited_abstract(paper)))]
     tags += [("KW", k) for k in subject_terms(paper)]
-    tags += [("UR", paper.url or ""), ("L1", paper.pdf_url or "")]
+    tags += [("UR", paper.url or ""), ("L1", paper.pdf_url or ""), ("DO", paper.doi or "")]
     lines = [f"{tag}  - {normalize_text(value)}" for tag, value in tags if value and value.strip()]
     return EOL.join([*lines, "ER  - ", ""])

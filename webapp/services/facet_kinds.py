@@ -16,6 +16,7 @@ from pydantic import Field
 from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
+from webapp.i18n import translate
 from webapp.services.es_query import Query
 from webapp.services.labels import Labels
 
@@ -203,13 +204,25 @@ class TermsFacet(TermsFacetConfig):
         return FacetRange(param_from=spec.from_, param_to=spec.to, low=params.ranges.get(spec.from_),
                           high=params.ranges.get(spec.to), min=whole(stats.get("min")), max=whole(stats.get("max")))
 
+    def value_labels(self, value: str) -> tuple[str, str]:
+        """A value's English and Chinese labels: the translations `<labels>.<value>` for a facet with `labels`
+        (record types, languages), else the value itself (venues, years)."""
+        if not self.labels:
+            return value, value
+        key = f"{self.labels}.{value}"
+        en, zh = translate("en", key), translate("zh", key)
+        return (value, value) if en == key else (en, zh)  # a value without a translation as itself
+
     def values(self, buckets: list[dict], selected: list[str], span: FacetRange | None = None,
                exists: set[str] | None = None) -> Facet:
-        # children given, though empty: pydantic deep-copies a mutable default for every instance.
-        values = [FacetValue(value=str(b["key"]), label=str(b["key"]), label_zh=str(b["key"]),
-                             count=b["doc_count"], selected=str(b["key"]) in selected, children=[]) for b in buckets]
-        values += [FacetValue(value=v, label=v, label_zh=v, count=0, selected=True, children=[])
-                   for v in selected if v not in {x.value for x in values} and (exists is None or v in exists)]
+        def value(key: str, count: int, chosen: bool) -> FacetValue:
+            # children given, though empty: pydantic deep-copies a mutable default for every instance.
+            en, zh = self.value_labels(key)
+            return FacetValue(value=key, label=en, label_zh=zh, count=count, selected=chosen, children=[])
+
+        values = [value(str(b["key"]), b["doc_count"], str(b["key"]) in selected) for b in buckets]
+        values += [value(v, 0, True) for v in selected
+                   if v not in {x.value for x in values} and (exists is None or v in exists)]
         # Numbers (years) read best newest first; other values keep Elasticsearch's count order.
         if self.integer is not None:
             values.sort(key=lambda v: int(v.value), reverse=True)
