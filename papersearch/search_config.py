@@ -81,6 +81,7 @@ class CrossLingual(Section):
     concept_boost: Number
     form_weight: ByLanguage
     same_language_weight: Number
+    variant_of_name_weight: Number
     other_language_weight: ByLanguage
     tie_breaker: Number
 

@@ -189,3 +189,16 @@ def form_key(form: str, cased: bool = False) -> str:
     if not variants:
         return ""
     return min(" ".join(s) if cased else key(s) for s in variants)
+
+
+_BRITISH = ((re.compile(r"(?<=[a-z]{3})is(?=(ation|ations|e|es|ed|ing|er|ers)\b)"), "iz"),
+            (re.compile(r"(?<=[a-z]{2})yse(?=(s|d)?\b)"), "yze"), (re.compile(r"(?<=[a-z]{2})our\b"), "or"),
+            (re.compile(r"(?<=[a-z]{3})ell(?=(ing|ed|er|ers)\b)"), "el"))
+
+
+def spelling_key(form: str) -> str:
+    """One key for a form's British and American spellings (optimisation, optimization; modelling, modeling)."""
+    text = " ".join(form.casefold().split())
+    for pattern_, american in _BRITISH:
+        text = pattern_.sub(american, text)
+    return text

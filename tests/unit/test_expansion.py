@@ -166,6 +166,18 @@ def test_an_acronym_is_weighed_as_a_form_and_a_typed_acronym_keeps_its_words_who
     assert forms["Reinforcement Learning"] == 1
 
 
+def test_a_variant_spelling_of_the_typed_name_weighs_less_but_a_typed_variant_finds_the_name(glossary) -> None:
+    def forms(typed: str) -> dict[str, float]:
+        (e,) = expand([typed], glossary)
+        return {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
+                for q in concept_part(bodies.text_query([typed], [e], CONFIG))["queries"] if "multi_match" in q}
+    settings = CONFIG.cross_lingual
+    # optimisation is rarer, so higher in idf: at full weight its few titles came before every Optimization one
+    typed_name = forms("optimization")
+    assert typed_name["optimisation"] == settings.variant_of_name_weight < 1
+    assert forms("optimisation")["Optimization"] == settings.same_language_weight
+
+
 def test_a_form_that_contains_what_was_typed_is_not_searched_again(glossary) -> None:
     (e,) = expand(["transformer"], glossary)
     longer = [f for f in glossary.concepts["transformer"].en if f.casefold() != "transformer"]

@@ -6,7 +6,7 @@ number comes from config/index.json.
 
 from __future__ import annotations
 
-from papersearch.concepts.english import is_acronym
+from papersearch.concepts.english import is_acronym, spelling_key
 from papersearch.index_definition import concepts_config
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.services import clauses as cl
@@ -77,13 +77,21 @@ def _typed_language(concept: Concept) -> str:
     return "zh" if has_cjk(concept.typed) else "en"
 
 
+def _typed_the_name(concept: Concept) -> bool:
+    """The concept's own name was typed (its id spells it: "optimization"), not a variant of it ("optimisation")."""
+    typed = " ".join(concept.typed.casefold().split())  # as spelt: glossary.form_key would equate the variants
+    return any(i.replace("_", " ") == typed for i in concept.ids)
+
+
 def form_phrases(concept: Concept, config: WebSearchConfig) -> list[Query]:
     """Each other form of the concept, in both languages, as a phrase on its language's fields (the names scored
     as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or an English
     synonym lets its papers in below those that use the name (form_weight.en); a Chinese synonym weighs as its
     name (form_weight.zh 1: 船舶, 舰船 and 船体 are one concept's words). In the typed language at
-    same_language_weight: a variant spelling (optimisation, rarer and so higher in idf) must not outscore the
-    word typed; at full weight when an acronym was typed (LLM: its forms are what it stands for).
+    same_language_weight, but a variant spelling of the name when the name itself was typed at
+    variant_of_name_weight: optimisation, rarer and so higher in idf, must not outscore the word typed, while a
+    variant typed (normalisation) finds the name's papers in full and synonyms (Langevin Monte Carlo for Langevin
+    dynamics) keep theirs; at full weight when an acronym was typed (LLM: its forms are what it stands for).
     DECISIONS.md D-140, D-142."""
     settings = config.cross_lingual
     typed_language = _typed_language(concept)
@@ -93,14 +101,19 @@ def form_phrases(concept: Concept, config: WebSearchConfig) -> list[Query]:
     for language, forms in (("en", concept.en), ("zh", concept.zh)):
         if language != typed_language:
             weight = settings.other_language_weight[typed_language] * settings.form_weight[language]
+        elif typed_acronym:
+            weight = 1.0
         else:
-            weight = 1.0 if typed_acronym else settings.same_language_weight
+            weight = settings.same_language_weight
+        name_typed = language == typed_language == "en" and not typed_acronym and _typed_the_name(concept)
         for form in forms:
             if form in names:
                 continue
+            variant = name_typed and spelling_key(form) == spelling_key(concept.typed)
+            boost = settings.variant_of_name_weight if variant else weight  # synonyms keep their weight
             phrase = cl.phrase_clause(form, form_fields(config, language))
-            if weight != 1:
-                phrase["multi_match"]["boost"] = round(weight, 4)
+            if boost != 1:
+                phrase["multi_match"]["boost"] = round(boost, 4)
             out.append(phrase)
     return out
 
