@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from flask import Flask, Response, jsonify, render_template, request
+from flask import Flask, Response, current_app, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, SecurityError
 
 from webapp import i18n
@@ -36,7 +36,11 @@ def error_response(status: int, key: str, **values: object) -> Response:
     else:
         title = i18n.t(f"error.title.{status}" if status in CODES else "error.title.other")
         try:
-            body = render_template("error.html", status=status, message=i18n.t(key, **values), title=title)
+            # A refused search keeps its box and the text typed (a query longer than max_query_length).
+            search_box = status == 400 and request.endpoint == "ui.search"
+            body = render_template("error.html", status=status, message=i18n.t(key, **values), title=title,
+                                   search_box=search_box, typed_q=request.args.get("q", "") if search_box else "",
+                                   **({"config": current_app.config["SEARCH_CONFIG"]} if search_box else {}))
         except Exception:  # never let a broken page turn one error into another
             log.exception("cannot render the error page")
             body = f"{status} {title}"
