@@ -37,11 +37,11 @@ CRAFTED = [
     # Issue 44.4, 44.8: TeX letters, a name beside a commoner word one edit away, a concept in Chinese.
     {"id": "t-math", "title": "Sparse $\\ell_1$ penalties and the $\\alpha$-divergence of quokka models",
      "abstract": "We study $\\ell_1$ regularization of quokka estimators, with hints.", "authors": ["Geoffrey Hinton"],
-     "year": 2021, "venue": "ICLR", "topic_area": "Probabilistic Methods"},
+     "topic_area": "Probabilistic Methods"},  # no year nor venue: the facet tests count the others
     {"id": "t-hints", "title": "Hints for wombat keepers", "abstract": "A few hints about wombats.",
-     "authors": ["Mary Somerville"], "year": 2018, "topic_area": "Applications"},
+     "authors": ["Mary Somerville"], "topic_area": "Applications"},
     {"id": "t-rl-zh", "title_zh": "强化学习的袋熊策略", "abstract_zh": "我们用强化学习训练袋熊。", "authors": ["赵敏"],
-     "year": 2022, "topic_area": "Reinforcement Learning"},
+     "topic_area": "Reinforcement Learning"},
 ]
 
 

@@ -317,11 +317,11 @@ def test_a_retype_is_stored_once_checked_and_tokens_are_bound_to_their_site(clus
                                         PAPERSEARCH_QUERY_LOG_INDEX=other_base), rate_limit="off")
     try:
         assert other.extensions["recorder"].query_ids.verify(then) is None  # the same secret, another site
-        assert post(then, first, app=other) == 400
+        assert post(then, first, app=other) == 403  # not a query id this site signed (DECISIONS.md D-164)
         served = client.get("/api/search?q=graph").get_json()
         token, paper = served["query_id"], served["hits"][0]["id"]
         click = f'{{"type":"click","query_id":"{token}","position":1,"paper_id":"{paper}"}}'
-        assert other.test_client().post("/api/events", data=click, content_type="application/json").status_code == 400
+        assert other.test_client().post("/api/events", data=click, content_type="application/json").status_code == 403
         assert logged_app.test_client().post("/api/events", data=click,
                                              content_type="application/json").status_code == 204
     finally:

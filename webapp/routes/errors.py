@@ -36,11 +36,14 @@ def error_response(status: int, key: str, **values: object) -> Response:
     else:
         title = i18n.t(f"error.title.{status}" if status in CODES else "error.title.other")
         try:
-            # A refused search keeps its box and the text typed (a query longer than max_query_length).
-            search_box = status == 400 and request.endpoint == "ui.search"
+            # A search refused for its length keeps its box and the text typed; no other error page echoes it.
+            settings = current_app.config["SEARCH_CONFIG"]
+            typed = request.args.get("q", "") if request.endpoint == "ui.search" else ""
+            search_box = status == 400 and len(typed) > settings.max_query_length
             body = render_template("error.html", status=status, message=i18n.t(key, **values), title=title,
-                                   search_box=search_box, typed_q=request.args.get("q", "") if search_box else "",
-                                   **({"config": current_app.config["SEARCH_CONFIG"]} if search_box else {}))
+                                   search_box=search_box, typed_q=typed if search_box else "",
+                                   alternates=list,  # no language alternates: an error page is no page to index
+                                   **({"config": settings} if search_box else {}))
         except Exception:  # never let a broken page turn one error into another
             log.exception("cannot render the error page")
             body = f"{status} {title}"
