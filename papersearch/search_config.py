@@ -83,6 +83,7 @@ class CrossLingual(Section):
     same_language_weight: Number
     variant_of_name_weight: Number
     other_language_weight: ByLanguage
+    name_gaps: int = 0
     tie_breaker: Number
 
 

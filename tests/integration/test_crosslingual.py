@@ -62,6 +62,12 @@ def test_a_chinese_query_finds_english_papers_about_the_concept_first(service) -
     assert "contrastive learning" in result.expansions[0].also_searched
 
 
+def test_a_chinese_query_finds_the_english_words_of_its_concept_in_another_order(service) -> None:
+    # "learning that is contrastive": the name's words as written, close together (D-170), as typed English finds it
+    assert "en-cl-3" in ids(service, "对比学习")
+    assert "en-cl-3" in ids(service, "contrastive learning")
+
+
 def test_an_english_query_finds_chinese_papers(service) -> None:
     assert {"en-fl", "zh-fl"} <= set(ids(service, "federated learning"))
     assert {"en-gnn"} <= set(ids(service, "图神经网络"))

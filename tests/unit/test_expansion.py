@@ -122,10 +122,13 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     settings = CONFIG.cross_lingual
     assert weighted["bool"].get("boost", 1) == settings.other_language_weight["zh"]
     name = weighted["bool"]["must"][0] if "boost" in weighted["bool"] else weighted
-    # Its English name scores as typed English words: each word across the fields, the name as a phrase a filter
+    # Its English name scores as typed English words: each word across the fields
     assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
-    assert name["bool"]["filter"][0]["multi_match"] == {
-        "query": "contrastive learning", "type": "phrase", "fields": ["title^6", "keywords^6", "abstract"]}
+    # … and the name as a phrase, or its words as written close together in any order, let a paper in (D-170)
+    rule = {"match": {"query": "contrastive learning", "max_gaps": CONFIG.cross_lingual.name_gaps, "ordered": False}}
+    assert name["bool"]["filter"][0]["bool"]["should"] == [
+        wq.phrase_clause("contrastive learning", {"title": 6, "keywords": 6, "abstract": 1}),
+        *({"intervals": {f: rule}} for f in ("title.exact", "abstract.exact"))]
     phrases = [a["multi_match"] for a in phrases]
     assert [p["query"] for p in phrases] == ["contrastive representation learning", "對比學習"]
     assert all(p["type"] == "phrase" for p in phrases)

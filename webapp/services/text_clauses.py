@@ -130,9 +130,24 @@ def name_query(concept: Concept, language: str, name: str, config: WebSearchConf
         query = cl.phrase_clause(name, form_fields(config, language))
     else:  # the words score; the name as a phrase decides which papers match ("contrast … learning" does not)
         words = [cl.term_clause(w, config) for w in words_of(name) if w.casefold() not in ENGLISH_STOPWORDS]
-        query = bool_query(must=words, filter=[cl.phrase_clause(name, form_fields(config, language))])
+        query = bool_query(must=words, filter=[name_window(name, config)])
     weight = cl.name_weight(name, config)
     return query if weight == 1 else {"bool": {"must": [query], "boost": weight}}
+
+
+def name_window(name: str, config: WebSearchConfig) -> Query:
+    """Which papers a concept's English name lets in: the name as a phrase (stemmed: "predicting protein
+    structures"), or its words as written within name_gaps of each other in any order on an unstemmed field
+    ("structure prediction of large protein complexes"; not "the contrast of scans; learning …", whose contrast
+    is not contrastive). DECISIONS.md D-170."""
+    fields = form_fields(config, "en")
+    phrase = cl.phrase_clause(name, fields)
+    gaps = config.cross_lingual.name_gaps
+    exact = [f"{f}.exact" for f in fields if f"{f}.exact" in config.query_fields]
+    if not gaps or not exact:
+        return phrase
+    rule = {"match": {"query": name, "max_gaps": gaps, "ordered": False}}
+    return any_of([phrase, *({"intervals": {f: rule}} for f in exact)])
 
 
 def concept_query(concept: Concept, typed: Query, config: WebSearchConfig, share: float = 1.0) -> Query:
