@@ -1,4 +1,4 @@
-"""Deterministic synthetic corpus in our JSON Lines schema (indexer.models), for benchmarks.
+"""Deterministic synthetic corpus in our JSON Lines schema (indexer.loading.models), for benchmarks.
 
     .venv/bin/python -m bench.corpus --size 100000 [--seed 7] [--out FILE]
 

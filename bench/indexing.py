@@ -12,9 +12,9 @@ ours  `papersearch-admin --alias papersbench_idx reindex CORPUS --no-progress` a
 raw   the bulk bodies our own producer makes of the same file (byte-identical requests, same
       chunking: 1000 docs / 8 MB), made *before* the clock starts, POSTed to /<index>/_bulk over as
       many keep-alive HTTP connections as our loader keeps requests in flight
-      (indexer.loader.BULK_THREADS), as the same indexer user, into an index created with the same
+      (indexer.loading.loader.BULK_THREADS), as the same indexer user, into an index created with the same
       body (index_body(profile), refresh -1, replicas 0), then one refresh. Timed: create + bulk +
-      refresh. Full responses (we ask for fewer fields; see indexer.loader).
+      refresh. Full responses (we ask for fewer fields; see indexer.loading.loader).
 
 Runs alternate the order (ours/raw, raw/ours, …) and keep the best of each. The ratio is
 docs/s(ours) / docs/s(raw). --corpus takes a real corpus file instead of the synthetic one (skipped
@@ -182,8 +182,8 @@ def run_ours(corpus: Path, alias: str = BENCH_ALIAS, tags: bool = True, fresh: b
 def build_bodies(corpus: Path) -> tuple[list[bytes], int]:
     """The bulk bodies our indexer sends (its own producer: same documents, same chunking), made up
     front, and the number of distinct papers in them."""
-    from indexer.prepare import Chunk, produce
-    from indexer.readers import sniff
+    from indexer.loading.prepare import Chunk, produce
+    from indexer.loading.readers import sniff
     from papersearch.taxonomy import Taxonomy
 
     taxonomy = Taxonomy.load()
@@ -229,7 +229,7 @@ def run_raw(bodies: list[bytes], docs: int, profile: str, index: str = RAW_INDEX
     """The bodies sent over as many keep-alive connections as our loader keeps requests in flight."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from indexer.loader import BULK_THREADS
+    from indexer.loading.loader import BULK_THREADS
 
     delete_indices(index)
     create = json.dumps(index_body(profile)).encode()

@@ -27,7 +27,9 @@ import faulthandler
 import signal
 import sys
 
-from indexer import backup_admin, commands, querylog_admin
+from indexer import commands
+from indexer.backups import commands as backup_commands
+from indexer.querylog import commands as querylog_commands
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -35,9 +37,9 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--alias", help="index alias (default: PAPERSEARCH_ALIAS or 'papers')")
     sub = parser.add_subparsers(dest="command", required=True)
-    commands.add_parsers(sub)  # every subparser sets its handler (indexer/command_runner.py runs it)
-    querylog_admin.add_parsers(sub)
-    backup_admin.add_parsers(sub)
+    commands.add_parsers(sub)  # every subparser sets its handler (indexer/cli/runner.py runs it)
+    querylog_commands.add_parsers(sub)
+    backup_commands.add_parsers(sub)
     return parser
 
 

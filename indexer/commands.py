@@ -1,5 +1,5 @@
 """papersearch-admin's commands on an alias's papers and versions — reindex, add, delete, rollback, status, prune:
-their arguments and their handlers (indexer/admin.py builds the parser, indexer/command_runner.py runs a handler).
+their arguments and their handlers (indexer/admin.py builds the parser, indexer/cli/runner.py runs a handler).
 Light to import, like the parser: the handlers import what they use.
 
 A dry run (--dry-run of delete, rollback, prune) asks the same plan the real run carries out (operations.delete_plan,
@@ -12,8 +12,8 @@ import argparse
 from datetime import UTC, datetime
 from pathlib import Path
 
-from indexer.command_runner import Session, add_dry_run, command, loading_command
-from indexer.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
+from indexer.cli.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_REJECTS
+from indexer.cli.runner import Session, add_dry_run, command, loading_command
 
 
 def _at_least_one(text: str) -> int:
@@ -79,7 +79,7 @@ def run_add(args: argparse.Namespace, session: Session) -> int:
 
 def _load(args: argparse.Namespace, session: Session) -> int:
     from indexer import operations, versions
-    from indexer.rejects import RejectsWriter
+    from indexer.loading.rejects import RejectsWriter
     from papersearch import index_definition
 
     client, settings = session.client, session.settings

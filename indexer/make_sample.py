@@ -13,8 +13,8 @@ import json
 import sys
 from pathlib import Path
 
-from indexer.models import Paper
-from indexer.readers import read_records
+from indexer.loading.models import Paper
+from indexer.loading.readers import read_records
 from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[1]

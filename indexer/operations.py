@@ -10,9 +10,9 @@ from elasticsearch import Elasticsearch
 
 from indexer import versions
 from indexer.build_lock import BuildLock
-from indexer.loader import LoadStats, load
-from indexer.prepare import Producer, start
-from indexer.rejects import RejectsWriter
+from indexer.loading.loader import LoadStats, load
+from indexer.loading.prepare import Producer, start
+from indexer.loading.rejects import RejectsWriter
 from papersearch import index_definition, querylog_schema
 from papersearch.role_index_names import lock_index
 from papersearch.settings import Settings

@@ -1,7 +1,7 @@
 """The query log's shared definition: index names, document fields and mapping.
 
 The webapp writes these documents (webapp/querylog_writer.py); `papersearch-admin report` and `querylog prune`
-read and delete them (indexer/querylog_report.py). Both sides take every name from here.
+read and delete them (indexer/querylog/report.py). Both sides take every name from here.
 
 One daily index per UTC day, `<base>-YYYY.MM.DD` (the base is PAPERSEARCH_QUERY_LOG_INDEX, default
 `papersearch-querylog`): pruning is deleting whole indices, since the distribution has no ILM.

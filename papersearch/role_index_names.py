@@ -1,6 +1,6 @@
 """How a role names the papers' indices: a wildcard pattern minus the query log's indices (a Lucene regexp
 between slashes), and back. The roles themselves are provisioning's (provisioning/roles.py); the indexer
-reads these names back when it explains a refusal (indexer/refusals.py)."""
+reads these names back when it explains a refusal (indexer/cli/refusals.py)."""
 
 from __future__ import annotations
 

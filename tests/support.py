@@ -66,7 +66,7 @@ def delete_alias_indices(admin: Elasticsearch, name: str) -> None:
 def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_overrides):
     """Load files through the real indexer (full reindex) behind `alias`; returns the BuildReport."""
     from indexer import operations
-    from indexer.rejects import RejectsWriter
+    from indexer.loading.rejects import RejectsWriter
 
     with RejectsWriter(None) as rejects:
         return operations.reindex(cluster.client("indexer"), cluster.settings(alias, **settings_overrides),
@@ -75,7 +75,7 @@ def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_ov
 
 def read_rejects(path: str | Path) -> list:
     """A rejects file's entries as Rejects (it is JSON Lines of the Reject model)."""
-    from indexer.rejects import Reject
+    from indexer.loading.rejects import Reject
 
     with Path(path).open(encoding="utf-8") as f:
         return [Reject.model_validate_json(line) for line in f if line.strip()]

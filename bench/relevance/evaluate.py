@@ -63,7 +63,7 @@ def sample_ids(path: Path = SAMPLE) -> set[str]:
 def build_sample_alias(profile: str, settings=None) -> tuple[str, str]:
     """Load the sample through the real indexer behind a fresh alias; returns (alias, analysis profile used)."""
     from indexer import operations
-    from indexer.rejects import RejectsWriter
+    from indexer.loading.rejects import RejectsWriter
     from papersearch.es import make_client
     from papersearch.settings import Settings
 

@@ -9,7 +9,7 @@ from elasticsearch import Elasticsearch
 from support import build_alias, next_millisecond, write_jsonl
 
 from indexer import operations
-from indexer.rejects import RejectsWriter
+from indexer.loading.rejects import RejectsWriter
 
 
 def paper(i: str, title: str) -> dict:

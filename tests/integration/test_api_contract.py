@@ -34,7 +34,7 @@ import requests
 from prometheus_client.parser import text_string_to_metric_families
 from support import BIN, delete_alias_indices, gunicorn, visit
 
-from indexer.querylog_report import Report, build
+from indexer.querylog.report import Report, build
 from papersearch.querylog_schema import DEFAULT_BASE
 
 HERE = Path(__file__).resolve().parent

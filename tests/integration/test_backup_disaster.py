@@ -20,7 +20,7 @@ from indexer_support import run_admin
 from support import DISASTER_INSTANCE, SAMPLE, Cluster, build_alias, gunicorn, synthetic, visit, wait_started
 
 from indexer import versions
-from indexer.querylog_report import build
+from indexer.querylog.report import build
 from papersearch import credentials
 from papersearch.querylog_schema import DEFAULT_BASE
 from provisioning.localnode.config import NodeConfig

@@ -23,9 +23,10 @@ from backup_support import admin_json, forget_repository, log_entries, papers
 from indexer_support import ADMIN_CLI, admin_env, admin_here, cluster_state, run_admin
 from support import ROOT, SAMPLE, build_alias, gunicorn, synthetic, visit
 
-from indexer import backup, operations, restore, versions
-from indexer import backup_repository as repos
-from indexer.backup_repository import BackupError, ensure
+from indexer import operations, versions
+from indexer.backups import backup, restore
+from indexer.backups import repository as repos
+from indexer.backups.repository import BackupError, ensure
 from indexer.build_lock import BuildLock
 from papersearch import index_definition
 

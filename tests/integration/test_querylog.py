@@ -18,8 +18,8 @@ from elasticsearch import AuthorizationException, BadRequestError
 from indexer_support import admin_here, cluster_state
 from support import SAMPLE
 
-from indexer.querylog_admin import prune
-from indexer.querylog_report import build
+from indexer.querylog.commands import prune
+from indexer.querylog.report import build
 from papersearch import querylog_schema
 from webapp.querylog_writer import QueryLogWriter
 

@@ -22,7 +22,7 @@ from lxml import etree, html
 from support import write_jsonl
 
 from indexer import operations
-from indexer.rejects import RejectsWriter
+from indexer.loading.rejects import RejectsWriter
 from webapp import create_app
 from webapp.services.search_settings import search_config
 

@@ -20,7 +20,7 @@ from protego import Protego
 from support import SAMPLE, build_alias, loaded_alias, next_millisecond, write_jsonl
 
 from indexer import operations
-from indexer.rejects import RejectsWriter
+from indexer.loading.rejects import RejectsWriter
 from webapp import create_app, headers_and_limits
 
 PAPERS = [

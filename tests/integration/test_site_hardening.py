@@ -17,7 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 from support import ROOT, SAMPLE, loaded_alias
 
-from indexer.querylog_report import build
+from indexer.querylog.report import build
 from webapp import caching, create_app
 from webapp.services.query_parser import parse_query
 

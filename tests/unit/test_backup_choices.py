@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from indexer import admin
-from indexer.backup import expired, snapshot_name
-from indexer.backup_repository import Backup, BackupError, Repository, SiteMeta
-from indexer.restore import choose
+from indexer.backups.backup import expired, snapshot_name
+from indexer.backups.repository import Backup, BackupError, Repository, SiteMeta
+from indexer.backups.restore import choose
 from papersearch import credentials
 from provisioning.roles import BACKUP_ROLE, READER_ROLE, ROLES_OF_USER, WRITER_ROLE, role_bodies
 

@@ -1,7 +1,7 @@
 import pytest
 
-from indexer.documents import DocumentBuilder
-from indexer.models import Paper
+from indexer.loading.documents import DocumentBuilder
+from indexer.loading.models import Paper
 from papersearch.taxonomy import Taxonomy
 
 
@@ -75,7 +75,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "added",
     }
     assert set(doc) == expected
-    assert list(doc)[-1] == "added"  # last, so the loader can replace it in place (indexer/added_dates.py)
+    assert list(doc)[-1] == "added"  # last, so the loader can replace it in place (indexer/loading/added_dates.py)
 
 
 def test_builder_caches_known_topics_and_counts_every_unknown_one() -> None:

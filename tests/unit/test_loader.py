@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from indexer.loader import LoadStats, _Sender
-from indexer.models import Paper
-from indexer.prepare import Chunk
+from indexer.loading.loader import LoadStats, _Sender
+from indexer.loading.models import Paper
+from indexer.loading.prepare import Chunk
+from indexer.loading.rejects import RejectsWriter
 from indexer.progress import Progress
-from indexer.rejects import RejectsWriter
 
 
 def chunk_of(n: int) -> Chunk:
@@ -53,7 +53,7 @@ def test_a_response_that_does_not_match_the_chunk_fails_loudly() -> None:
 
 
 def test_a_chunk_takes_another_added_date_in_place() -> None:
-    from indexer.documents import DocumentBuilder
+    from indexer.loading.documents import DocumentBuilder
     from papersearch import added
     from papersearch.taxonomy import Taxonomy
 

@@ -5,8 +5,8 @@ from urllib.parse import urlsplit
 import pytest
 from pydantic import ValidationError
 
-from indexer.models import Paper, content_id, paper_from_json, paper_or_reject
-from indexer.rejects import Reject
+from indexer.loading.models import Paper, content_id, paper_from_json, paper_or_reject
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from support import wait_for
 
-from indexer import prepare
-from indexer.prepare import Chunk, Finished, Producer, produce
-from indexer.readers import SourceError, sniff
-from indexer.rejects import Reject
+from indexer.loading import prepare
+from indexer.loading.prepare import Chunk, Finished, Producer, produce
+from indexer.loading.readers import SourceError, sniff
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[2]

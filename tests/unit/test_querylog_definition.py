@@ -9,8 +9,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from indexer.querylog_admin import render
-from indexer.querylog_report import DayRow, QueryCount, Report, Retyped, parse_duration
+from indexer.querylog.commands import render
+from indexer.querylog.report import DayRow, QueryCount, Report, Retyped, parse_duration
 from papersearch import logs, querylog_schema
 from papersearch.role_index_names import searchable, wildcard_of, without_query_log
 from provisioning.roles import READER_ROLE, WRITER_ROLE, role_bodies

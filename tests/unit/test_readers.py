@@ -5,10 +5,10 @@ from pathlib import Path
 import pytest
 
 from indexer import make_sample
-from indexer.documents import DocumentBuilder
-from indexer.models import Paper
-from indexer.readers import Source, SourceError, jsonl, read_records, sniff
-from indexer.rejects import Reject
+from indexer.loading.documents import DocumentBuilder
+from indexer.loading.models import Paper
+from indexer.loading.readers import Source, SourceError, jsonl, read_records, sniff
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -398,8 +398,8 @@ class _CountingFile:
 @pytest.mark.parametrize("compressed", [False, True])
 def test_a_source_is_sniffed_from_its_head_and_read_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                          taxonomy: Taxonomy, compressed: bool) -> None:
-    from indexer import readers
-    from indexer.prepare import produce
+    from indexer.loading import readers
+    from indexer.loading.prepare import produce
 
     data = SAMPLE.read_bytes() * 50  # 2,000 records, far more than the sniffed head
     path = tmp_path / ("papers.jsonl.gz" if compressed else "papers.jsonl")

@@ -3,7 +3,7 @@ from pathlib import Path
 
 from support import read_rejects
 
-from indexer.rejects import RAW_LIMIT, Reject, RejectsWriter
+from indexer.loading.rejects import RAW_LIMIT, Reject, RejectsWriter
 
 
 def test_format_one_line() -> None:

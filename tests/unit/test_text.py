@@ -2,7 +2,7 @@ import random
 import re
 import unicodedata
 
-from indexer.authors import parse_author_line, split_et_al
+from indexer.loading.authors import parse_author_line, split_et_al
 from papersearch.text import (
     ELLIPSIS,
     derive_heading,

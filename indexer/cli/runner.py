@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from elasticsearch import Elasticsearch
 
-    from indexer.prepare import Producer
+    from indexer.loading.prepare import Producer
     from papersearch.settings import Settings
 
-from indexer.exit_codes import EXIT_FAILED
+from indexer.cli.exit_codes import EXIT_FAILED
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -70,8 +70,8 @@ def loading_command(body: Body) -> Handler:
     imported, so parsing overlaps start-up, taking the lock and creating the index (DECISIONS.md D-011)."""
     @functools.wraps(body)
     def handler(args: argparse.Namespace) -> int:
-        from indexer.prepare import start
-        from indexer.readers import SourceError
+        from indexer.loading.prepare import start
+        from indexer.loading.readers import SourceError
 
         producer = None
         if not getattr(args, "if_missing", False):  # --if-missing may read nothing at all
@@ -88,12 +88,12 @@ def loading_command(body: Body) -> Handler:
 def _run(body: Body, args: argparse.Namespace, producer: Producer | None) -> int:
     from elasticsearch import ApiError, TransportError
 
-    from indexer.backup_repository import BackupError
+    from indexer.backups.repository import BackupError
     from indexer.build_lock import LockBusy
-    from indexer.loader import WritesBlocked
+    from indexer.cli.refusals import explain_refusal
+    from indexer.loading.loader import WritesBlocked
+    from indexer.loading.readers import SourceError
     from indexer.operations import BuildFailed
-    from indexer.readers import SourceError
-    from indexer.refusals import explain_refusal
     from papersearch import logs
     from papersearch.concepts import GlossaryError
     from papersearch.es import make_client

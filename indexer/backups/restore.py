@@ -6,7 +6,7 @@ so rollback still goes to the older one), is checked, and the alias then moves t
 in one atomic request, as reindex does: searches see the old or the restored version, never nothing. An
 existing index is only ever replaced with `overwrite` (its name then freed first: downtime when it is the
 live one, but no second copy on disk). Query-log days the cluster lacks come back whole; a day it has is
-restored under a temporary name and merged into it by entry id (indexer/querylog_merge.py). When anything
+restored under a temporary name and merged into it by entry id (indexer/backups/querylog_merge.py). When anything
 fails, every index this run restored is deleted and the alias stays where it was. The whole restore holds
 the build lock, so no reindex moves the alias meanwhile.
 """
@@ -21,13 +21,13 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from indexer import backup_repository as repos
 from indexer import operations, versions
-from indexer.backup_repository import Backup, BackupError, Repository
+from indexer.backups import repository as repos
+from indexer.backups.querylog_merge import Merged, merge_day
+from indexer.backups.repository import Backup, BackupError, Repository
 from indexer.build_lock import BuildLock
-from indexer.loader import LoadStats
+from indexer.loading.loader import LoadStats
 from indexer.progress import Progress
-from indexer.querylog_merge import Merged, merge_day
 from papersearch import querylog_schema
 from papersearch.settings import Settings
 

@@ -11,7 +11,7 @@ import fnmatch
 
 from elasticsearch import ApiError, Elasticsearch
 
-from indexer.loader import FLOOD_STAGE, WritesBlocked
+from indexer.loading.loader import FLOOD_STAGE, WritesBlocked
 from papersearch import querylog_schema
 from papersearch.role_index_names import lock_index, wildcard_of
 from papersearch.settings import Settings

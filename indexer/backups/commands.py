@@ -17,19 +17,19 @@ import signal
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
-    from indexer.backup import BackupReport
-    from indexer.backup_repository import Backup, Repository
-    from indexer.restore import Plan, RestoreReport
+    from indexer.backups.backup import BackupReport
+    from indexer.backups.repository import Backup, Repository
+    from indexer.backups.restore import Plan, RestoreReport
 
-from indexer.command_runner import Session, add_dry_run, command
-from indexer.exit_codes import EXIT_FAILED, EXIT_OK
+from indexer.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from indexer.cli.runner import Session, add_dry_run, command
 from indexer.progress import size_text
 
-MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backup.py)
+MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backups/backup.py)
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
-    from indexer.querylog_admin import duration
+    from indexer.querylog.commands import duration
 
     cmd = sub.add_parser("backup", help="snapshot the site (versions, alias, query log) into its repository")
     cmd.add_argument("--note", default="", help=f"a description kept with the snapshot (≤ {MAX_NOTE} characters)")
@@ -65,7 +65,7 @@ def _interrupt_on_sigterm() -> None:
 
 @command
 def run_backup(args: argparse.Namespace, session: Session) -> int:
-    from indexer import backup
+    from indexer.backups import backup
 
     if len(args.note) > MAX_NOTE:
         print(f"papersearch-admin: --note has {len(args.note)} characters, at most {MAX_NOTE}")
@@ -80,13 +80,13 @@ def run_backup(args: argparse.Namespace, session: Session) -> int:
 
 @command
 def run_backups(args: argparse.Namespace, session: Session) -> int:
-    from indexer import backup_repository
+    from indexer.backups import repository
 
     client, alias = session.client, session.alias
-    repo = backup_repository.ensure(client, session.settings)
-    found = backup_repository.snapshots(client, repo)
+    repo = repository.ensure(client, session.settings)
+    found = repository.snapshots(client, repo)
     mine = [b for b in found if b.of(alias)]
-    sizes = backup_repository.sizes(client, repo, [b.name for b in mine if b.state == "SUCCESS"])
+    sizes = repository.sizes(client, repo, [b.name for b in mine if b.state == "SUCCESS"])
     rows = [_backup_row(b, sizes.get(b.name)) for b in mine]
     if args.json:
         print(json.dumps({"repository": repo.describe(), "site": alias, "backups": rows,
@@ -98,7 +98,8 @@ def run_backups(args: argparse.Namespace, session: Session) -> int:
 
 @command
 def run_restore(args: argparse.Namespace, session: Session) -> int:
-    from indexer import restore, versions
+    from indexer import versions
+    from indexer.backups import restore
 
     client, alias = session.client, session.alias
     if args.dry_run:
@@ -151,7 +152,7 @@ def _backup_row(b: Backup, size: tuple[int, int] | None) -> dict:
 
 
 def render_backups(repo: str, alias: str, rows: list[dict], others: int) -> str:
-    from indexer.backup_repository import SiteMeta
+    from indexer.backups.repository import SiteMeta
 
     lines = [f"repository {repo}: {len(rows)} backups of site {alias}"
              + (f" ({others} other snapshots: other sites', or not papersearch-admin's)" if others else "")]

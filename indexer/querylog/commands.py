@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # the admin builds its parser before it imports the client (indexer.admin)
     from elasticsearch import Elasticsearch
 
-    from indexer.querylog_report import Report
+    from indexer.querylog.report import Report
 
-from indexer.command_runner import Session, add_dry_run, command
-from indexer.exit_codes import EXIT_FAILED, EXIT_OK
+from indexer.cli.exit_codes import EXIT_FAILED, EXIT_OK
+from indexer.cli.runner import Session, add_dry_run, command
 
 SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all of them
 _SOURCE_NAMES = {"page": "search page only", "api": "API only", "all": "search page and API"}
 
 
 def duration(text: str) -> timedelta:
-    from indexer.querylog_report import parse_duration
+    from indexer.querylog.report import parse_duration
 
     try:
         return parse_duration(text)
@@ -53,7 +53,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
 def old_days(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
     """The daily indices whose whole day lies before now − older_than: what prune deletes."""
-    from indexer.querylog_report import log_indices
+    from indexer.querylog.report import log_indices
 
     cutoff = ((now or datetime.now(UTC)) - older_than).date()
     return [name for name, day in log_indices(client, base).items() if day < cutoff]
@@ -69,7 +69,7 @@ def prune(client: Elasticsearch, base: str, older_than: timedelta, now: datetime
 
 @command
 def run_report(args: argparse.Namespace, session: Session) -> int:
-    from indexer.querylog_report import build
+    from indexer.querylog.report import build
 
     base = session.settings.query_log_index
     report = build(session.client, base, args.since, source=args.source)

@@ -1,10 +1,10 @@
 """Streaming readers: each input record becomes either a validated Paper or a Reject (with its line).
 
 Formats (see `sniff`):
-    listing  .txt pages copied from the paper-listing site (see indexer.readers.listing_pages)
-    papers   our JSON schema (see indexer.models): JSON Lines (.jsonl/.ndjson), or .json holding
+    listing  .txt pages copied from the paper-listing site (see indexer.loading.readers.listing_pages)
+    papers   our JSON schema (see indexer.loading.models): JSON Lines (.jsonl/.ndjson), or .json holding
              JSON Lines, a top-level array, or one (pretty-printed) object
-    arxiv    the arXiv metadata snapshot, one object per line (see indexer.readers.arxiv)
+    arxiv    the arXiv metadata snapshot, one object per line (see indexer.loading.readers.arxiv)
 Any of them may be gzip-compressed (".gz" or gzip magic bytes). Files are read line by line (or in
 bounded chunks for a JSON array), so memory stays flat however large the input.
 
@@ -24,8 +24,8 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import IO, NamedTuple
 
-from indexer.models import Paper
-from indexer.rejects import Reject
+from indexer.loading.models import Paper
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 
 Record = Paper | Reject
@@ -55,7 +55,7 @@ class Source(NamedTuple):
     path: Path
     format: str  # one of FORMATS
     gzip: bool = False
-    container: str = "lines"  # JSON only: lines | array | stream (see indexer.readers.jsonl)
+    container: str = "lines"  # JSON only: lines | array | stream (see indexer.loading.readers.jsonl)
 
     @property
     def name(self) -> str:
@@ -139,7 +139,7 @@ def sniff(path: str | Path, taxonomy: Taxonomy | None = None) -> Source:
     string (or authors_parsed). One open, one read of the head (the first JSON value may be read on
     from it). Raises SourceError for unreadable files and unknown formats.
     """
-    from indexer.readers import arxiv, jsonl, listing_pages
+    from indexer.loading.readers import arxiv, jsonl, listing_pages
 
     path = Path(path)
     suffix = _inner_suffix(path)
@@ -168,7 +168,7 @@ def sniff(path: str | Path, taxonomy: Taxonomy | None = None) -> Source:
 
 def located_records(source: Source, f: IO[bytes], taxonomy: Taxonomy) -> Iterator[Located]:
     """(line, Paper or Reject) from an opened source (see open_source), in file order."""
-    from indexer.readers import arxiv, jsonl, listing_pages
+    from indexer.loading.readers import arxiv, jsonl, listing_pages
 
     if source.format == "listing":
         return listing_pages.read_listing(f, source, taxonomy)

@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterator
 from typing import IO, Any
 
-from indexer.authors import split_et_al
-from indexer.models import ARXIV_ID, DOI, paper_or_reject
-from indexer.readers import Located, Source
-from indexer.readers.jsonl import iter_values
-from indexer.rejects import Reject
+from indexer.loading.authors import split_et_al
+from indexer.loading.models import ARXIV_ID, DOI, paper_or_reject
+from indexer.loading.readers import Located, Source
+from indexer.loading.readers.jsonl import iter_values
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy
 from papersearch.text import normalize_text
 

@@ -1,4 +1,4 @@
-"""JSON input in our Paper schema (documented in indexer.models).
+"""JSON input in our Paper schema (documented in indexer.loading.models).
 
 Containers, chosen from the first bytes:
     lines   one JSON object per line (.jsonl/.ndjson always; .json when its first line is a whole value).
@@ -20,9 +20,9 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from indexer.models import paper_from_json, paper_or_reject
-from indexer.readers import READ_ERRORS, Located, Source, SourceError, decode_line, iter_raw_lines
-from indexer.rejects import Reject
+from indexer.loading.models import paper_from_json, paper_or_reject
+from indexer.loading.readers import READ_ERRORS, Located, Source, SourceError, decode_line, iter_raw_lines
+from indexer.loading.rejects import Reject
 
 CHUNK = 1024 * 1024
 MAX_VALUE = 32 * 1024 * 1024  # one array element may not exceed this

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from elasticsearch import Elasticsearch
 
-from indexer.prepare import Chunk
+from indexer.loading.prepare import Chunk
 from papersearch import added
 
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 from elasticsearch import ApiError, Elasticsearch
 
-from indexer.added_dates import carry_over
-from indexer.prepare import Chunk, Producer
+from indexer.loading.added_dates import carry_over
+from indexer.loading.prepare import Chunk, Producer
+from indexer.loading.rejects import Reject, RejectsWriter
 from indexer.progress import Progress
-from indexer.rejects import Reject, RejectsWriter
 
 # Two requests in flight: while Elasticsearch indexes one chunk it can index the other on the second
 # core, and the producer prepares more meanwhile (DECISIONS.md D-011).

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from indexer.models import Paper
+from indexer.loading.models import Paper
 from papersearch import added as added_date
 from papersearch import concepts, record_types, tex
 from papersearch import text as t

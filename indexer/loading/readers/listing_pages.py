@@ -21,10 +21,10 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import IO
 
-from indexer.authors import parse_author_line
-from indexer.models import paper_or_reject
-from indexer.readers import Located, Source, iter_lines
-from indexer.rejects import Reject
+from indexer.loading.authors import parse_author_line
+from indexer.loading.models import paper_or_reject
+from indexer.loading.readers import Located, Source, iter_lines
+from indexer.loading.rejects import Reject
 from papersearch.taxonomy import Taxonomy, Topic
 from papersearch.text import has_cjk, normalize_text
 

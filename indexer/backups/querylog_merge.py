@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from elasticsearch import Elasticsearch
 
-from indexer.backup_repository import BackupError
+from indexer.backups.repository import BackupError
 
 _PAGE = 1000
 

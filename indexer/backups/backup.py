@@ -19,11 +19,11 @@ from datetime import UTC, datetime, timedelta
 
 from elasticsearch import Elasticsearch
 
-from indexer import backup_repository as repos
 from indexer import versions
-from indexer.backup_repository import BackupError, Repository, SiteMeta
+from indexer.backups import repository as repos
+from indexer.backups.repository import BackupError, Repository, SiteMeta
 from indexer.progress import Progress
-from indexer.querylog_report import log_indices
+from indexer.querylog.report import log_indices
 from papersearch.settings import Settings
 
 POLL = 0.5  # seconds between looks at a running snapshot

@@ -52,8 +52,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from indexer.authors import split_author_names, split_et_al
-from indexer.rejects import Reject
+from indexer.loading.authors import split_author_names, split_et_al
+from indexer.loading.rejects import Reject
 from papersearch import text as t
 from papersearch.record_types import RecordType
 

@@ -1,6 +1,6 @@
 """The producer: sources → validated papers → documents → bulk request bodies, in chunks.
 
-Runs beside the bulk senders (indexer.loader): in a forked process when that is safe, so parsing
+Runs beside the bulk senders (indexer.loading.loader): in a forked process when that is safe, so parsing
 uses the core Elasticsearch leaves free and starts before the index exists; else in a thread. Either
 way it hands over finished `Chunk`s through a bounded queue, so memory stays flat (DECISIONS.md
 D-011).
@@ -23,10 +23,10 @@ from typing import Any, Protocol
 
 import orjson
 
-from indexer.documents import DocumentBuilder
-from indexer.models import Paper
-from indexer.readers import Source, SourceError, located_records, open_source, sniff
-from indexer.rejects import Reject
+from indexer.loading.documents import DocumentBuilder
+from indexer.loading.models import Paper
+from indexer.loading.readers import Source, SourceError, located_records, open_source, sniff
+from indexer.loading.rejects import Reject
 from papersearch import added as added_date
 from papersearch import concepts
 from papersearch.taxonomy import Taxonomy
