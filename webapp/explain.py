@@ -24,7 +24,7 @@ from papersearch.settings import get_settings
 from webapp.controllers.params import ParamError, RequestArgs
 from webapp.domain import BadQuery, SearchUnavailable
 from webapp.services.describe import describe
-from webapp.services.plan import Request
+from webapp.services.plan_requests import Request
 from webapp.services.search import SearchService
 from webapp.services.search_settings import search_config
 

@@ -104,9 +104,9 @@ def test_english_concept_words_are_highlighted_for_a_chinese_query(service) -> N
 
 
 def test_concepts_are_offered_as_completions_in_both_languages(service) -> None:
-    chinese = [(s.text, s.kind, s.other) for s in service.suggest("对比学")]
+    chinese = [(s.text, s.kind, s.other) for s in service.papers.suggest("对比学")]
     assert ("对比学习", "concept", "contrastive learning") in chinese
-    english = [(s.text, s.kind, s.other) for s in service.suggest("contrastive lea")]
+    english = [(s.text, s.kind, s.other) for s in service.papers.suggest("contrastive lea")]
     assert ("contrastive learning", "concept", "对比学习") in english
 
 

@@ -142,17 +142,17 @@ def test_too_many_words_are_searched_cut(service):
 
 def test_similar(service):
     llm_ids = [r["id"] for r in _records() if r.get("topic_subarea") == "Computer Vision" and r.get("abstract")]
-    similar = service.similar(llm_ids[0], size=5)
+    similar = service.papers.similar(llm_ids[0], size=5)
     assert similar and llm_ids[0] not in ids_of(similar)
-    assert service.similar("no-such-paper") == []
+    assert service.papers.similar("no-such-paper") == []
 
 
 def test_paper_page_looks_up_once_what_get_paper_and_similar_give(service):
     paper_id = next(r["id"] for r in _records() if r.get("topic_subarea") == "Computer Vision" and r.get("abstract"))
-    paper, similar = service.paper_and_similar(paper_id, size=5)
-    assert paper == service.get_paper(paper_id)
-    assert ids_of(similar) == ids_of(service.similar(paper_id, size=5)) and similar
-    assert service.paper_and_similar("no-such-paper") == (None, [])
+    paper, similar = service.papers.paper_and_similar(paper_id, size=5)
+    assert paper == service.papers.get_paper(paper_id)
+    assert ids_of(similar) == ids_of(service.papers.similar(paper_id, size=5)) and similar
+    assert service.papers.paper_and_similar("no-such-paper") == (None, [])
 
 
 def ids_of(hits) -> list[str]:
@@ -160,10 +160,10 @@ def ids_of(hits) -> list[str]:
 
 
 def test_get_paper(service):
-    paper = service.get_paper("t-script")
+    paper = service.papers.get_paper("t-script")
     assert paper is not None
     assert paper.authors == ["Søren Hauberg", "Ada Lovelace"]
     assert paper.snippet_html.startswith("We show that &lt;script&gt;")
     assert "<mark>" not in paper.snippet_html
     assert paper.topic_subarea_zh == Taxonomy.load().subareas[("Social Aspects", "Security")]
-    assert service.get_paper("no-such-paper") is None
+    assert service.papers.get_paper("no-such-paper") is None

@@ -220,13 +220,13 @@ def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_th
 
 
 def test_suggest(service):
-    titles = service.suggest("zeb")
+    titles = service.papers.suggest("zeb")
     assert [(s.text, s.kind, s.id) for s in titles] == [("Zebra graphs as sparse models of molecules", "title",
                                                          "t-graph")]
-    authors = service.suggest("grace")
+    authors = service.papers.suggest("grace")
     assert [(s.text, s.kind) for s in authors] == [("Grace Hopper", "author")]  # two papers, one suggestion
-    assert service.suggest("") == []
-    chinese = service.suggest("大语言")
+    assert service.papers.suggest("") == []
+    chinese = service.papers.suggest("大语言")
     assert [s.text for s in chinese if s.kind == "title"] == ["大语言模型的推理加速方法"]
     assert (chinese[0].text, chinese[0].kind) == ("大语言模型", "concept")  # glossary concepts come first
 
@@ -265,7 +265,7 @@ def test_a_long_query_is_searched_cut_and_says_so(service):
 
 def test_concept_completions_most_papers_first(service):
     # Issue 44.8: 强化 offered 强化传热 (no paper) before 强化学习.
-    concepts = [s.text for s in service.suggest("强化") if s.kind == "concept"]
+    concepts = [s.text for s in service.papers.suggest("强化") if s.kind == "concept"]
     assert concepts[0] == "强化学习"
 
 
@@ -273,18 +273,18 @@ def test_concept_completions_most_papers_first(service):
 
 
 def test_ready(cluster, service, alias):
-    assert service.ready()
+    assert service.access.ready()
     missing = SearchService(cluster.client("web"), alias)
-    assert not missing.ready()
+    assert not missing.access.ready()
     with pytest.raises(SearchUnavailable):
         missing.search(SearchParams(q="x"))
     with pytest.raises(SearchUnavailable):
-        missing.get_paper("x")
+        missing.papers.get_paper("x")
 
 
 def test_unreachable_cluster():
     dead = SearchService(Elasticsearch("http://127.0.0.1:9", request_timeout=1, max_retries=0), "papers")
-    assert not dead.ready()
+    assert not dead.access.ready()
     with pytest.raises(SearchUnavailable):
         dead.search(SearchParams(q="x"))
 

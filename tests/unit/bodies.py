@@ -8,7 +8,8 @@ from webapp.domain import SearchParams
 from webapp.services import plan, render, text_clauses
 from webapp.services.es_query import Query
 from webapp.services.expansion import Expansion
-from webapp.services.plan import Fuzzy
+from webapp.services.plan_requests import Live
+from webapp.services.plan_words import Fuzzy
 from webapp.services.query_parser import ParsedQuery
 
 
@@ -17,7 +18,7 @@ def searched(parsed: ParsedQuery, params: SearchParams | None = None, config: di
     from webapp.services.search_settings import search_config
 
     return plan.Search(parsed, params or SearchParams(), config or search_config(), tuple(expansions),
-                       plan.Live("core" if core else "plugin"))
+                       Live("core" if core else "plugin"))
 
 
 def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: Fuzzy = True, relaxed: bool = False,
@@ -25,7 +26,7 @@ def search_body(parsed: ParsedQuery, params: SearchParams, config: dict, fuzzy: 
     """The first request's page with typo fallbacks on `fuzzy` words, or the relaxed one (typo-tolerant on
     fuzzy); as_typed_fuzzy: as on a core index."""
     s = searched(parsed, params, config, expansions, as_typed_fuzzy)
-    page = s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.text(fuzzy))
+    page = s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.words.text(fuzzy))
     return render.body(page, config)
 
 
@@ -33,7 +34,7 @@ def build_query(parsed: ParsedQuery, config: dict, fuzzy: Fuzzy = True, relaxed:
                 expansions: Sequence[Expansion] = ()) -> Query:
     """The scoring query of that request (without the relaxed page's tiers)."""
     s = searched(parsed, SearchParams(), config, expansions)
-    return render.scoring_query(s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.text(fuzzy)), config)
+    return render.scoring_query(s.relaxed(fuzzy) if relaxed else s.page("as_typed", s.words.text(fuzzy)), config)
 
 
 def text_query(terms: list[str], found: Sequence[Expansion], config: dict, fuzzy: Fuzzy = True,
@@ -42,7 +43,7 @@ def text_query(terms: list[str], found: Sequence[Expansion], config: dict, fuzzy
     from webapp.services.query_parser import Clause
 
     s = searched(ParsedQuery(tuple(Clause(t) for t in terms)), SearchParams(), config, found)
-    text = s.text(fuzzy, relaxed, other_language)
+    text = s.words.text(fuzzy, relaxed, other_language)
     return text_clauses.text_query(text, config) if text else None
 
 

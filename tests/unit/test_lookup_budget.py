@@ -36,8 +36,8 @@ def service(budget: float | None) -> tuple[SearchService, TimedClient]:
 
 
 @pytest.mark.parametrize("lookup", [
-    lambda s: s.paper_and_similar("p1"), lambda s: s.get_paper("p1"), lambda s: s.similar("p1"),
-    lambda s: s.suggest("grap"),
+    lambda s: s.papers.paper_and_similar("p1"), lambda s: s.papers.get_paper("p1"), lambda s: s.papers.similar("p1"),
+    lambda s: s.papers.suggest("grap"),
 ])
 def test_each_lookup_request_gets_what_is_left_of_one_budget(lookup) -> None:
     search, client = service(budget=1.5)
@@ -50,10 +50,10 @@ def test_each_lookup_request_gets_what_is_left_of_one_budget(lookup) -> None:
 def test_a_used_up_budget_stops_the_paper_page() -> None:
     search, _ = service(budget=0.01)  # below MIN_REQUEST_TIME: not worth sending
     with pytest.raises(SearchUnavailable):
-        search.paper_and_similar("p1")
+        search.papers.paper_and_similar("p1")
 
 
 def test_without_a_budget_the_clients_own_timeout_holds() -> None:
     search, client = service(budget=None)
-    search.paper_and_similar("p1")
+    search.papers.paper_and_similar("p1")
     assert client.timeouts and all(t is None for t in client.timeouts)

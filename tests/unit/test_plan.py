@@ -13,6 +13,7 @@ from webapp.services import clauses as cl
 from webapp.services import expansion as xp
 from webapp.services import plan, render
 from webapp.services.describe import describe
+from webapp.services.plan_requests import Option
 from webapp.services.query_parser import parse_query
 from webapp.services.search_settings import WebSearchConfig, search_config
 
@@ -32,7 +33,7 @@ def searched(q: str, matcher=None, **params) -> plan.Search:
 
 
 def planned(q: str, matcher=None, **params) -> plan.Page:
-    return searched(q, matcher, **params).first()[0]
+    return searched(q, matcher, **params).as_typed()[0]
 
 
 def with_rescore(window: int) -> WebSearchConfig:
@@ -40,7 +41,7 @@ def with_rescore(window: int) -> WebSearchConfig:
 
 
 def test_describe_shows_words_concepts_closeness_and_filters(matcher):
-    page, count, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).first()
+    page, count, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).as_typed()
     text = describe(page)
     assert text.startswith("as_typed: sort relevance, page 1 x 10, filters year=2024")
     assert "0: '图神经网络' or concept graph_neural_network" in text and "1: '方法'" in text
@@ -52,13 +53,13 @@ def test_describe_shows_words_concepts_closeness_and_filters(matcher):
 
 
 def test_the_as_typed_count_stops_at_the_ladder_threshold_under_the_filters(matcher):
-    _, counted, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).first()
+    _, counted, _ = searched("图神经网络 方法", matcher, filters={"year": ["2024"]}).as_typed()
     count = render.body(counted, CONFIG)
     assert count["size"] == 0 and count["track_total_hits"] == CONFIG.relaxation.below
     as_typed, year = count["query"]["bool"]["filter"]
     assert year == {"terms": {"year": ["2024"]}}
     assert "languages" not in json.dumps(as_typed)  # the words in their own language only
-    assert searched("diffusion", matcher).first()[1] is None  # nothing to count apart
+    assert searched("diffusion", matcher).as_typed()[1] is None  # nothing to count apart
 
 
 def test_closeness_is_a_rescore_of_the_first_results_when_sorted_by_score():
@@ -113,7 +114,7 @@ def test_a_greek_letter_is_searched_in_each_spelling():
 
 def test_a_name_like_word_is_corrected_to_an_author():
     # Hintn: hints (abstracts) and Hinton (authors) are as close; typed as a name, it is the name (issue 44.8).
-    options = {"hintn": [plan.Option("hints", 0.8, 7), plan.Option("hinton", 0.8, 5, author=True)]}
+    options = {"hintn": [Option("hints", 0.8, 7), Option("hinton", 0.8, 5, author=True)]}
     _, fixed = searched("Hintn").corrections({"hintn": 0}, options)
     assert fixed is not None and fixed.to_string() == "Hinton"
     _, fixed = searched("hintn").corrections({"hintn": 0}, options)

@@ -14,6 +14,7 @@ from webapp.services import plan, render
 from webapp.services import profile_queries as pq
 from webapp.services.author_groups import paper_groups, several_people
 from webapp.services.facet_kinds import bars
+from webapp.services.plan_requests import Live
 from webapp.services.query_parser import parse_query
 from webapp.services.search_settings import search_config
 from webapp.views.facets import chart
@@ -100,7 +101,7 @@ def test_every_topic_has_a_slug_that_finds_it_again():
 
 def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
     params = SearchParams(q="retrieval models", filters={"venue": ["ICLR"]}, sort="relevance")
-    words, _, _ = plan.Search(parse_query(params.q), params, CONFIG).first()
+    words, _, _ = plan.Search(parse_query(params.q), params, CONFIG).as_typed()
     body = pq.body(pq.AuthorPapers(("thomas muller",), params, words), CONFIG)
     assert body["query"] == {"bool": {"must": [render.scoring_query(words, CONFIG)],
                                       "filter": [{"terms": {pq.AUTHOR_KEYS: ["thomas muller"]}}]}}
@@ -118,8 +119,8 @@ def test_a_large_topic_page_samples_its_facets_apart():
     assert "aggs" not in alone and alone["track_total_hits"] is True
     sampled = pq.body(pq.TopicFacets(topic, 0.25), CONFIG)["aggs"][render.SAMPLE_AGG]
     assert sampled["random_sampler"]["probability"] == 0.25 and "year" in sampled["aggs"]
-    assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=False) == 0.1
-    assert plan.Live(papers=1_000_000).sample_probability(CONFIG, total_exact=True) == 1.0
+    assert Live(papers=1_000_000).sample_probability(CONFIG, total_exact=False) == 0.1
+    assert Live(papers=1_000_000).sample_probability(CONFIG, total_exact=True) == 1.0
 
 
 # --- one person, many spellings (issue 44.2) ----------------------------------------------------------------

@@ -8,10 +8,11 @@ import pytest
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchResult
 from webapp.services import clauses as wq
-from webapp.services import completion, plan, render
+from webapp.services import completion, render
 from webapp.services import facet_queries as fq
 from webapp.services.facets import facets
 from webapp.services.papers import more_like_this
+from webapp.services.plan_requests import Spelling
 from webapp.services.query_parser import Clause, parse_query
 from webapp.services.search_settings import search_config
 
@@ -101,13 +102,13 @@ def test_long_term_gets_a_low_boost_fuzzy_fallback():
 
 @pytest.mark.parametrize("term", ["大语言模型", "gpt-4", "2024", "gan"])
 def test_no_fuzziness_for_chinese_numbers_or_short_words(term):
-    assert bodies.searched(parse_query(term)).typos(term, True) == ""
+    assert bodies.searched(parse_query(term)).words.typos(term, True) == ""
 
 
 def test_four_letter_words_are_forgiven_typos_in_author_names_only():
     s = bodies.searched(parse_query("zeev"))
-    assert s.typos("zeev", True) == "authors" and s.typos("diffusion", True) == "text"
-    assert s.typos("diffusion", False) == "" and s.typos("diffusion", frozenset({"diffusion"})) == "text"
+    assert s.words.typos("zeev", True) == "authors" and s.words.typos("diffusion", True) == "text"
+    assert s.words.typos("diffusion", False) == "" and s.words.typos("diffusion", frozenset({"diffusion"})) == "text"
     assert wq.fuzzy_clause("zeev", "authors", CONFIG)["multi_match"]["fields"] == ["authors^2"]
 
 
@@ -331,21 +332,22 @@ def test_too_deep_asks_for_counts_only():
 
 
 def test_spelling_check_only_for_latin_words_and_only_in_its_own_round():
-    assert bodies.searched(parse_query("大语言模型 gan GPT-4 Diffsuion diffsuion")).spelling_words == ("diffsuion",)
+    words = bodies.searched(parse_query("大语言模型 gan GPT-4 Diffsuion diffsuion")).words
+    assert words.spelling_words == ("diffsuion",)
     s = bodies.searched(parse_query("diffsuion 模型"), SearchParams(q="diffsuion 模型"))
-    first, _, spelling = s.first()
-    assert spelling is None and s.second(0, False) == plan.Spelling(("diffsuion",))  # in its own round
-    assert s.second(CONFIG.relaxation.below, False) is None  # enough papers: no check
+    first, _, spelling = s.as_typed()
+    assert spelling is None and s.spelling_check(0) == Spelling(("diffsuion",))  # in its own round
+    assert s.spelling_check(CONFIG.relaxation.below) is None  # enough papers: no check
     body = render.body(first, CONFIG)
     assert "suggest" not in body and set(body["aggs"]) == {f.name for f in CONFIG.facets}
-    suggest, known = render.body(plan.Spelling(("diffsuion",)), CONFIG)
+    suggest, known = render.body(Spelling(("diffsuion",)), CONFIG)
     assert suggest["suggest"]["text"] == "diffsuion" and suggest["size"] == 0
     fields = {s["term"]["field"] for k, s in suggest["suggest"].items() if k != "text"}
     assert fields == set(CONFIG.spelling.fields)
     assert known["track_total_hits"] == CONFIG.spelling.rare_below and known["size"] == 0
     assert "fuzziness" not in json.dumps(known)
-    assert bodies.searched(parse_query("diffsuion"), core=True).first()[2] == plan.Spelling(("diffsuion",))
-    assert bodies.searched(parse_query("模型"), core=True).first()[2] is None
+    assert bodies.searched(parse_query("diffsuion"), core=True).as_typed()[2] == Spelling(("diffsuion",))
+    assert bodies.searched(parse_query("模型"), core=True).as_typed()[2] is None
 
 
 def test_exists_body_includes_filters_and_counts_one_paper():

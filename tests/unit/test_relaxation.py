@@ -13,6 +13,7 @@ from webapp.services import plan, render
 from webapp.services import text_clauses as tc
 from webapp.services.es_query import named
 from webapp.services.hits import missing_words, relevance_score
+from webapp.services.plan_requests import Option
 from webapp.services.query_parser import Clause, ParsedQuery, parse_query
 from webapp.services.search_settings import search_config
 
@@ -31,22 +32,22 @@ BOOST = CONFIG.relaxation.all_words_boost
     ([], False, False),
 ])
 def test_can_relax(terms, typo, expected):
-    assert bodies.searched(ParsedQuery(tuple(Clause(t) for t in terms))).can_relax(typo) is expected
+    assert bodies.searched(ParsedQuery(tuple(Clause(t) for t in terms))).words.can_relax(typo) is expected
 
 
 def test_relax_only_below_the_threshold():
     s = bodies.searched(parse_query("a b"))
     assert s.too_few(BELOW - 1) and s.too_few(0) and not s.too_few(BELOW)
-    third = s.third(BELOW - 1, frozenset(), None)
+    third = s.fallback(BELOW - 1, frozenset(), None)
     assert third.relaxed and third.relaxed.tier == "relaxed" and third.check is None
-    assert s.third(BELOW, frozenset(), None) == plan.Third()
+    assert s.fallback(BELOW, frozenset(), None) == plan.Fallback()
 
 
 @pytest.mark.parametrize(("words", "required"), [(1, 1), (2, 1), (3, 2), (4, 2), (5, 2), (6, 3), (8, 4)])
 def test_the_relaxed_share_of_words_is_a_number(words, required):
     s = bodies.searched(parse_query(" ".join(f"w{i}" for i in range(words))))
-    assert s.text(relaxed=True).required == required  # "1<-1 3<50%", as Elasticsearch reads it
-    assert s.text().required == words
+    assert s.words.text(relaxed=True).required == required  # "1<-1 3<50%", as Elasticsearch reads it
+    assert s.words.text().required == words
 
 
 def test_relaxed_body_ranks_papers_with_every_word_first():
@@ -79,7 +80,7 @@ def test_typo_tolerance_only_for_unknown_words():
     first, second = relaxed["bool"]["should"]
     assert "fuzziness" in json.dumps(first) and "fuzziness" not in json.dumps(second)
     s = bodies.searched(parse_query("Lookaheda bounded Q-learning GAN"))
-    assert s.typo_words(frozenset({"lookaheda", "gan"})) == frozenset({"lookaheda"})  # GAN: too short for typos
+    assert s.words.typo_words(frozenset({"lookaheda", "gan"})) == frozenset({"lookaheda"})  # GAN: too short for typos
 
 
 def test_strict_body_has_no_tier():
@@ -119,29 +120,29 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
 
 def test_corrections_fix_likely_typos_and_never_offer_a_rarer_word():
     s = bodies.searched(parse_query("transfomer atention qwxzv deraning learning"))
-    options = {"transfomer": [plan.Option("transformer", 0.9, 800)], "atention": [plan.Option("attention", 0.88, 1500)],
-               "qwxzv": [plan.Option("qxcv", 0.6, 1)], "deraning": [plan.Option("deraining", 0.875, 1)],
-               "learning": [plan.Option("leaning", 0.85, 90)]}
+    options = {"transfomer": [Option("transformer", 0.9, 800)], "atention": [Option("attention", 0.88, 1500)],
+               "qwxzv": [Option("qxcv", 0.6, 1)], "deraning": [Option("deraining", 0.875, 1)],
+               "learning": [Option("leaning", 0.85, 90)]}
     counts = {"transfomer": 1, "atention": 0, "qwxzv": 0, "deraning": 0, "learning": 5000}
     unknown, corrected = s.corrections(counts, options)
     assert unknown == frozenset({"atention", "qwxzv", "deraning"})
     # a word of one paper is still a likely typo when its neighbour is far commoner; a far neighbour of one
     # paper is no correction; a close one is, however rare; a common word is never corrected
     assert corrected.to_string() == "transformer attention qwxzv deraining learning"
-    assert s.corrections({"transfomer": 2}, {"transfomer": [plan.Option("transformer", 0.9, 19)]})[1] is None
-    assert s.corrections({"qwxzv": 0}, {"qwxzv": [plan.Option("qxcv", 0.6, 1)]}) == (frozenset({"qwxzv"}), None)
+    assert s.corrections({"transfomer": 2}, {"transfomer": [Option("transformer", 0.9, 19)]})[1] is None
+    assert s.corrections({"qwxzv": 0}, {"qwxzv": [Option("qxcv", 0.6, 1)]}) == (frozenset({"qwxzv"}), None)
     # a first-letter typo of a word no paper has is corrected; a rare word that papers have keeps its first letter
     s = bodies.searched(parse_query("edployment healing"))
-    assert s.corrections({"edployment": 0}, {"edployment": [plan.Option("deployment", 0.9, 40)]})[1].to_string() \
+    assert s.corrections({"edployment": 0}, {"edployment": [Option("deployment", 0.9, 40)]})[1].to_string() \
         == "deployment healing"
-    assert s.corrections({"healing": 2}, {"healing": [plan.Option("dealing", 0.86, 60)]})[1] is None
+    assert s.corrections({"healing": 2}, {"healing": [Option("dealing", 0.86, 60)]})[1] is None
 
 
 def test_the_corrected_query_is_shown_only_when_nothing_has_the_words():
     s = bodies.searched(parse_query("atention"))
     fixed = parse_query("attention")
-    assert s.third(0, frozenset({"atention"}), fixed) == plan.Third(corrected=fixed)
-    third = s.third(2, frozenset(), fixed)  # two papers have the word: they are shown, the correction offered
+    assert s.fallback(0, frozenset({"atention"}), fixed) == plan.Fallback(corrected=fixed)
+    third = s.fallback(2, frozenset(), fixed)  # two papers have the word: they are shown, the correction offered
     assert third.corrected is None and third.check and third.check.tier == "check"
     as_typed = bodies.searched(parse_query("atention"), SearchParams(q="atention", spell=False))
-    assert as_typed.third(0, frozenset({"atention"}), fixed).corrected is None  # spell=0: never
+    assert as_typed.fallback(0, frozenset({"atention"}), fixed).corrected is None  # spell=0: never

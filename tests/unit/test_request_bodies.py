@@ -95,12 +95,12 @@ def test_search_bodies(case: str, snapshot_json: Any) -> None:
 
 
 LOOKUPS = {
-    "paper": lambda s: s.get_paper("p1"),
-    "paper-and-similar": lambda s: s.paper_and_similar("p1"),
-    "similar": lambda s: s.similar("p1", size=5),
-    "suggest-title": lambda s: s.suggest("gra"),
-    "suggest-author": lambda s: s.suggest("Bengio"),
-    "suggest-chinese": lambda s: s.suggest("图神经"),
+    "paper": lambda s: s.papers.get_paper("p1"),
+    "paper-and-similar": lambda s: s.papers.paper_and_similar("p1"),
+    "similar": lambda s: s.papers.similar("p1", size=5),
+    "suggest-title": lambda s: s.papers.suggest("gra"),
+    "suggest-author": lambda s: s.papers.suggest("Bengio"),
+    "suggest-chinese": lambda s: s.papers.suggest("图神经"),
 }
 
 

@@ -49,7 +49,7 @@ def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:
     """{"paper": Hit | None, "similar": [Hit]}; 404 when there is no such paper."""
     if not paper_id or len(paper_id.encode()) > MAX_ID_BYTES:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
-    hit, similar = service.paper_and_similar(paper_id, size=SIMILAR_COUNT)
+    hit, similar = service.papers.paper_and_similar(paper_id, size=SIMILAR_COUNT)
     if hit is None:
         return {"paper": None, "similar": []}, HTTPStatus.NOT_FOUND
     return {"paper": hit, "similar": similar}, HTTPStatus.OK
@@ -61,7 +61,7 @@ def citation(service: SearchService, paper_id: str, args: MultiDict,
     fmt = request_args.citation_format(args)
     if not paper_id or len(paper_id.encode()) > MAX_ID_BYTES:
         return None, HTTPStatus.NOT_FOUND
-    hit = service.get_paper(paper_id)
+    hit = service.papers.get_paper(paper_id)
     if hit is None:
         return None, HTTPStatus.NOT_FOUND
     return cite(hit, fmt), HTTPStatus.OK
@@ -71,12 +71,12 @@ def suggest(service: SearchService, args: MultiDict, request_args: RequestArgs) 
     prefix = request_args.suggest(args)
     if not prefix:
         return [], HTTPStatus.OK
-    return service.suggest(prefix, size=SUGGESTION_COUNT), HTTPStatus.OK
+    return service.papers.suggest(prefix, size=SUGGESTION_COUNT), HTTPStatus.OK
 
 
 def readiness(service: SearchService) -> tuple[Literal["ready", "unavailable"], int]:
     try:
-        ready = service.ready()
+        ready = service.access.ready()
     except Exception:  # readiness must answer, whatever the cluster does
         log.exception("readiness check failed")
         ready = False

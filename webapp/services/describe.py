@@ -4,7 +4,8 @@ explain command's headings)."""
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.plan import Count, Facets, Page, Request, Spelling, Text, Word
+from webapp.services.plan_requests import Count, Facets, Page, Request, Spelling
+from webapp.services.plan_words import Text, Word
 
 
 def describe(request: Request) -> str:

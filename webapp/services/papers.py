@@ -1,57 +1,50 @@
-"""Single papers, similar papers, completions and readiness: the SearchService's look-ups besides search."""
+"""Single papers, similar papers and completions: the look-ups besides search, sent through the service's
+Elasticsearch access (es_access.py: its client and time budget)."""
 
 from __future__ import annotations
-
-import logging
-
-from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import Hit, Suggestion
 from webapp.services import completion
 from webapp.services.concept_suggest import ConceptSuggester, by_papers
+from webapp.services.es_access import EsAccess
 from webapp.services.es_errors import es_errors
 from webapp.services.hits import to_hit
 from webapp.services.labels import TopicLabels
 from webapp.services.search_settings import WebSearchConfig
-
-log = logging.getLogger(__name__)
 
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions
 CONCEPT_CANDIDATES = 30  # concepts starting with the prefix whose papers are counted, to offer the commonest
 
 
 class PaperLookups:
-    """Mixed into SearchService, which sets these up. Each look-up is one page's requests: it starts the
-    service's time budget and sends through es(), so a paper page's two requests share one budget as a
+    """A paper page's, similar papers' and completions' requests. Each look-up is one page's requests: it starts
+    the access's time budget and sends through it, so a paper page's two requests share one budget as a
     search's rounds do (DECISIONS.md D-103), rather than waiting the client's timeout each."""
 
-    client: Elasticsearch
-    alias: str
-    config: WebSearchConfig
-    labels: TopicLabels
-    prefix_limit: int
-    concept_suggester: ConceptSuggester
-
-    def start_budget(self) -> None: ...
-    def es(self) -> Elasticsearch: ...
+    def __init__(self, access: EsAccess, labels: TopicLabels, concept_suggester: ConceptSuggester,
+                 prefix_limit: int) -> None:
+        self.access, self.alias, self.config = access, access.alias, access.config
+        self.labels = labels
+        self.concept_suggester = concept_suggester
+        self.prefix_limit = prefix_limit  # completions are indexed from this many characters
 
     # --- single papers -----------------------------------------------------------------------------
 
     def get_paper(self, paper_id: str) -> Hit | None:
         """One paper with its whole abstract (escaped) in snippet_html, or None if there is no such id."""
-        self.start_budget()
+        self.access.start_budget()
         raw = self._lookup(paper_id, "get")
         return to_hit(raw, self.labels, full_abstract=True) if raw else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
         """Papers like this one (more_like_this over the similar fields); [] for an unknown id."""
-        self.start_budget()
+        self.access.start_budget()
         raw = self._lookup(paper_id, "mlt", source=False)
         return self._more_like(raw["_index"], paper_id, size) if raw else []
 
     def paper_and_similar(self, paper_id: str, size: int = 5) -> tuple[Hit | None, list[Hit]]:
         """The paper page: get_paper and similar with one ids query (its hit names the concrete index)."""
-        self.start_budget()
+        self.access.start_budget()
         raw = self._lookup(paper_id, "get")
         if raw is None:
             return None, []
@@ -59,7 +52,7 @@ class PaperLookups:
 
     def _lookup(self, paper_id: str, what: str, source: bool = True) -> dict | None:
         with es_errors(self.alias, what):
-            response = self.es().search(
+            response = self.access.es().search(
                 index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
                 **({"source_excludes": [self.config.suggest_field]} if source else {"source": False}),
             ).body
@@ -69,7 +62,7 @@ class PaperLookups:
     def _more_like(self, index: str, paper_id: str, size: int) -> list[Hit]:
         # more_like_this needs the concrete index of the liked document (the alias may span versions).
         with es_errors(self.alias, "mlt"):
-            response = self.es().search(
+            response = self.access.es().search(
                 index=self.alias, query=more_like_this(index, paper_id, self.config), size=size,
                 source_excludes=[self.config.suggest_field],
             ).body
@@ -84,9 +77,9 @@ class PaperLookups:
             return []
         concepts = self.concept_suggester.suggest(prefix, CONCEPT_CANDIDATES)
         ids = [c.concept_id for c in concepts]
-        self.start_budget()
+        self.access.start_budget()
         with es_errors(self.alias, "suggest"):
-            response = self.es().search(
+            response = self.access.es().search(
                 index=self.alias, suggest=completion.completion_suggest(prefix, size, self.config), size=0,
                 source=completion.SOURCE_FIELDS, **({"aggs": completion.concept_papers(ids)} if ids else {}),
             ).body
@@ -94,16 +87,6 @@ class PaperLookups:
         out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other) for c in ranked]
         out += completion.suggestions(response)
         return out[:size]
-
-    # --- health ------------------------------------------------------------------------------------
-
-    def ready(self) -> bool:
-        """The cluster answers and the alias exists (GET / is not allowed on every distribution)."""
-        try:
-            return bool(self.client.indices.exists_alias(name=self.alias))
-        except (ApiError, TransportError) as exc:
-            log.warning("readiness check failed: %s", exc)
-            return False
 
 
 def more_like_this(index: str, paper_id: str, config: WebSearchConfig) -> dict:

@@ -1,50 +1,54 @@
-"""Every decision of a search, in one place: which requests it sends, in which order, with which clauses for
-which words, and what each answer decides next. Plain data, no Elasticsearch syntax: render.py writes the
-bodies, search.py sends them and reads the answers back into the numbers this module decides on.
+"""Every decision of a search, in one place: which rounds it sends, in which order, with which requests, and
+what each round's answers decide next, down to what the visitor is shown (`Outcome`). Plain data, no
+Elasticsearch syntax (the vocabulary is plan_requests.py's, the words plan_words.py's): render.py writes the
+bodies, search.py sends each round and reads its answers back into the numbers this module decides on.
 
-A search is at most three rounds (DECISIONS.md D-044, D-092, D-100):
-1. the words as typed (`Page`, tier "as_typed"), with a count of the papers the words alone find when concepts
-   let papers of the other language in (`Count`); on a core index also the spelling check (`Spelling`);
-2. when those words find fewer than relaxation.below papers: the spelling check, if not sent yet;
-3. when no paper has the words and a correction exists: the corrected query's page, shown as its results
-   ("Showing results for"; if it finds nothing either, round 3 below follows); else most of the words,
-   typo-tolerant on the words no paper contains (`Page`, tier "relaxed"), beside the check that a corrected
-   query finds anything ("did you mean", `Page` tier "check").
-On an index above large_index.above papers the page's facets are a request of their own (`Facets`).
+`Search.rounds` is the ladder (DECISIONS.md D-044, D-092, D-100), each round named by what it does:
+- as_typed: the words as typed (`Page`, tier "as_typed"), with a count of the papers the words alone find when
+  concepts let papers of the other language in (`Count`); on a core index also the spelling check (`Spelling`);
+- spelling_check: when those words find fewer than relaxation.below papers, the spelling check if not sent yet;
+- corrected: when no paper has the words and a correction exists, the corrected query's page, shown as its
+  results ("Showing results for"); if it finds nothing either, the steps below follow;
+- relaxed: when too few were found, most of the words, typo-tolerant on the words no paper contains (`Page`,
+  tier "relaxed"), beside the check that a corrected query finds anything ("did you mean", `Page` tier "check");
+- did_you_mean: that check alone, when relaxing changes nothing;
+- facets: on an index above large_index.above papers the shown page's facets, a request of their own (`Facets`).
 `python -m webapp.explain QUERY` prints every request of a search with its plan (describe.py).
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Generator
+from dataclasses import dataclass, field
+from typing import Any
 
-from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
-from webapp.domain import SearchParams
+from papersearch.text import has_cjk
+from webapp.domain import PartialMatch, SearchParams
 from webapp.services.expansion import Expansion
-from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
-from webapp.services.search_requests import (
-    Concept,
+from webapp.services.plan_requests import (
     Count,
     Facets,
-    Fuzzy,
-    Highlight,
+    Found,
     Live,
     Option,
     Page,
-    Request,
+    Reading,
+    Round,
+    Spelled,
     Spelling,
-    Text,
-    Third,
     Tier,
-    Typos,
-    Word,
 )
+from webapp.services.plan_words import Concept, Fuzzy, Highlight, Text, Words
+from webapp.services.query_parser import Clause, ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
-__all__ = ["Concept", "Count", "Facets", "Fuzzy", "Highlight", "Live", "Option", "Page", "Request", "Search",
-           "Spelling", "Text", "Third", "Tier", "Typos", "Word"]
-_TOKEN = re.compile(r"\w+")
+# Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
+# the words (the ladder's relaxed step), a correction offered, the corrected query's results shown.
+RELAXED, DID_YOU_MEAN, CORRECTED = "relaxed", "did_you_mean", "corrected"
+SIMILAR_AUTHORS = "similar_authors"  # an author: name no paper has: similar names searched (author_names.py)
+# The concepts recognised in a query (the service's glossary look-up), for the corrected query's own page.
+Expand = Callable[[ParsedQuery], tuple[Expansion, ...]]
+
 
 def cost(parsed: ParsedQuery, found: tuple[Expansion, ...] | list[Expansion], size: int,
          config: WebSearchConfig) -> int:
@@ -57,18 +61,54 @@ def cost(parsed: ParsedQuery, found: tuple[Expansion, ...] | list[Expansion], si
     return max(1, min(spec.max_units, units))
 
 
+@dataclass(frozen=True)
+class Fallback:
+    """What follows when the words as typed found too few: the corrected query whose results are shown, or the
+    relaxed page and the did-you-mean check (either may be None: nothing to do)."""
+
+    relaxed: Page | None = None
+    check: Page | None = None
+    corrected: ParsedQuery | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What the search shows: the answer of the page shown (`shown`, read) and that page (whose words tell a
+    hit which it lacks), the concepts it was searched with, the fallbacks taken, and a large index's facets
+    request with its aggregations (else the shown answer carries them)."""
+
+    shown: Found
+    page: Page
+    found: tuple[Expansion, ...]
+    fallbacks: tuple[str, ...] = ()
+    showing_for: str | None = None
+    did_you_mean: str | None = None
+    partial: PartialMatch | None = None  # the relaxed page is shown: papers with every word come first
+    similar_authors: tuple[str, ...] = ()
+    facets: Facets | None = None
+    aggregations: dict[str, Any] | None = None
+
+
+# The ladder: yields each round, is sent the round's readings (one per request, in order), returns the outcome.
+Ladder = Generator[Round, list[Reading], Outcome]
+
+
 # --- the ladder -------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class Search:
-    """One search's inputs; each method below is one of its decisions."""
+    """One search's inputs; `rounds` is its ladder, each method below one of its decisions."""
 
     parsed: ParsedQuery
     params: SearchParams
     config: WebSearchConfig
     found: tuple[Expansion, ...] = ()
     live: Live = field(default_factory=Live)
+
+    @property
+    def words(self) -> Words:
+        return Words(self.parsed, self.found, self.config)
 
     @property
     def core(self) -> bool:
@@ -80,13 +120,63 @@ class Search:
     def large(self) -> bool:
         return self.live.papers > self.config.large_index.above
 
-    def first(self) -> tuple[Page, Count | None, Spelling | None]:
-        """Round 1: the words as typed; a count of them apart when concepts let other papers in; on a core
-        index the spelling check."""
-        words = self.text(self.core)
-        as_typed = self.text(self.core, other_language=False)
+    def rounds(self, expand: Expand) -> Ladder:
+        """The search, round by round (`expand`: the concepts of the corrected query, for its own page)."""
+        page, count, spelling = self.as_typed()
+        found, *rest = yield Round("as_typed", tuple(r for r in (page, count, spelling) if r))
+        assert isinstance(found, Found)  # the words as typed never fail quietly
+        counted = rest.pop(0) if count else None
+        as_typed = (counted if isinstance(counted, Found) else found).total
+        spelled = rest[0] if spelling else None
+        if check_spelling := self.spelling_check(as_typed):
+            spelled, = yield Round("spelling_check", (check_spelling,))
+        unknown, corrected = (self.corrections(spelled.counts, spelled.options) if isinstance(spelled, Spelled)
+                              else (frozenset(), None))
+        shown, shown_page, concepts = found, page, self.found
+        fallbacks: list[str] = []
+        partial, showing_for, confirmed = None, None, False
+        fallback = self.fallback(as_typed, unknown, corrected)
+        if fallback.corrected:
+            fixed = Search(fallback.corrected, self.params, self.config, expand(fallback.corrected), self.live)
+            fixed_page = fixed.page("as_typed", fixed.words.text(fixed.core))
+            answer, = yield Round("corrected", (fixed_page,))
+            if isinstance(answer, Found) and answer.total:
+                shown, shown_page, concepts = answer, fixed_page, fixed.found
+                showing_for = fallback.corrected.to_string()
+                fallbacks.append(CORRECTED)
+            else:  # the relaxed page, without a did-you-mean check: the correction found nothing
+                fallback = self.fallback(as_typed, unknown, None)
+        if fallback.relaxed:
+            beside = (fallback.check,) if fallback.check else ()
+            relaxed, *checked = yield Round("relaxed", (fallback.relaxed, *beside))
+            confirmed = bool(checked) and _finds_any(checked[0])
+            if isinstance(relaxed, Found) and self.show_relaxed(relaxed, shown):
+                partial = PartialMatch(all_words=as_typed)  # the papers with every word, as typed, come first
+                shown, shown_page = relaxed, fallback.relaxed
+                fallbacks.append(RELAXED)
+        elif fallback.check:
+            checked = yield Round("did_you_mean", (fallback.check,))
+            confirmed = _finds_any(checked[0])
+        did_you_mean = corrected.to_string() if corrected and confirmed and not showing_for else None
+        if did_you_mean:
+            fallbacks.append(DID_YOU_MEAN)
+        similar = tuple(c.text for c in self.parsed.clauses if c.fuzzy)
+        if similar:
+            fallbacks.append(SIMILAR_AUTHORS)
+        aggregations: Reading = None
+        if facets := self.facets(shown_page, shown.exact):
+            aggregations, = yield Round("facets", (facets,))
+        return Outcome(shown, shown_page, concepts, tuple(fallbacks), showing_for, did_you_mean, partial, similar,
+                       facets, aggregations if isinstance(aggregations, dict) else None)
+
+    def as_typed(self) -> tuple[Page, Count | None, Spelling | None]:
+        """The as_typed round: the words as typed; a count of them apart when concepts let other papers in; on
+        a core index the spelling check."""
+        words = self.words.text(self.core)
+        as_typed = self.words.text(self.core, other_language=False)
         count = Count(as_typed, self.params, self.below) if self.found and as_typed != words else None
-        spelling = Spelling(self.spelling_words) if self.core and self.spelling_words else None
+        spelling_words = self.words.spelling_words
+        spelling = Spelling(spelling_words) if self.core and spelling_words else None
         return self.page("as_typed", words), count, spelling
 
     @property
@@ -96,28 +186,28 @@ class Search:
     def too_few(self, as_typed: int) -> bool:
         return as_typed < self.below
 
-    def second(self, as_typed: int, corrected: bool) -> Spelling | None:
-        """Round 2: the spelling check, when too few papers were found (or a correction is known) and it was
-        not sent with the first request."""
-        if (self.too_few(as_typed) or corrected) and not self.core and self.spelling_words:
-            return Spelling(self.spelling_words)
+    def spelling_check(self, as_typed: int) -> Spelling | None:
+        """The spelling_check round: when too few papers were found, and it was not sent in the as_typed round
+        (on a core index it was)."""
+        spelling_words = self.words.spelling_words
+        if self.too_few(as_typed) and not self.core and spelling_words:
+            return Spelling(spelling_words)
         return None
 
-    def third(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None,
-              show_corrected: bool = True) -> Third:
-        """Round 3: when nothing has the words as typed, the corrected query's results (unless the search asks
-        for the words as typed only, spell=0); else the relaxed page (when too few were found and relaxing
-        changes anything), and the did-you-mean check of the corrected query."""
+    def fallback(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None) -> Fallback:
+        """When nothing has the words as typed, the corrected query's results (unless the search asks for the
+        words as typed only, spell=0); else the relaxed page (when too few were found and relaxing changes
+        anything), and the did-you-mean check of the corrected query."""
         if not (self.too_few(as_typed) or corrected):
-            return Third()
-        if corrected and as_typed == 0 and show_corrected and self.params.spell:
-            return Third(corrected=corrected)
-        typos: Fuzzy = True if self.core else self.typo_words(unknown)
+            return Fallback()
+        if corrected and as_typed == 0 and self.params.spell:
+            return Fallback(corrected=corrected)
+        typos: Fuzzy = True if self.core else self.words.typo_words(unknown)
         check = self.check(corrected) if corrected else None
         # On a core index the first request was typo-tolerant already: typos alone are no reason to relax.
-        if not (self.too_few(as_typed) and self.can_relax(bool(typos) and not self.core)):
-            return Third(check=check)
-        return Third(self.relaxed(typos), check)
+        if not (self.too_few(as_typed) and self.words.can_relax(bool(typos) and not self.core)):
+            return Fallback(check=check)
+        return Fallback(self.relaxed(typos), check)
 
     def corrections(self, counts: dict[str, int], options: dict[str, list[Option]]
                     ) -> tuple[frozenset[str], ParsedQuery | None]:
@@ -148,10 +238,10 @@ class Search:
         return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
     @staticmethod
-    def show_relaxed(relaxed_total: int, relaxed_exact: bool, first_total: int, first_exact: bool) -> bool:
+    def show_relaxed(relaxed: Found, shown: Found) -> bool:
         """Whether the relaxed page is shown: it found more papers (when both totals stop at the count limit,
         it is: the words as typed found too few in their own language)."""
-        return relaxed_total > first_total or not (relaxed_exact or first_exact)
+        return relaxed.total > shown.total or not (relaxed.exact or shown.exact)
 
     def facets(self, shown: Page, total_exact: bool) -> Facets | None:
         """A large index's facets: exact, or estimated from a random sample (Live.sample_probability)."""
@@ -170,127 +260,29 @@ class Search:
                     params=self.params, hits_only=self.large, **tiers)
 
     def relaxed(self, typos: Fuzzy) -> Page:
-        """The ladder's last step: most of the words (typo-tolerant on `typos`), each word's clause named so a
-        hit tells which it lacks; the papers with every word first, then those with every word once typos are
+        """The ladder's relaxed step: most of the words (typo-tolerant on `typos`), each word's clause named so
+        a hit tells which it lacks; the papers with every word first, then those with every word once typos are
         forgiven."""
-        words = self.text(typos, relaxed=True, other_language=False)
-        all_words = self.text(self.core, other_language=False)
-        forgiven = self.text(typos, other_language=False) if typos and not self.core else None
-        return self.page("relaxed", words, all_words=all_words, all_words_typos=forgiven)
+        words = self.words
+        relaxed = words.text(typos, relaxed=True, other_language=False)
+        all_words = words.text(self.core, other_language=False)
+        forgiven = words.text(typos, other_language=False) if typos and not self.core else None
+        return self.page("relaxed", relaxed, all_words=all_words, all_words_typos=forgiven)
 
     def check(self, corrected: ParsedQuery) -> Page:
         """Whether a corrected search finds any paper under the page's filters."""
-        return Page("check", Search(corrected, self.params, self.config).text(True), tuple(corrected.phrases),
+        return Page("check", Words(corrected, (), self.config).text(True), tuple(corrected.phrases),
                     _required_fields(corrected), _excluded(corrected), params=self.params)
 
-    # --- the words ------------------------------------------------------------------------------------
 
-    def text(self, fuzzy: Fuzzy = True, relaxed: bool = False, other_language: bool = True) -> Text | None:
-        """The words with the concepts recognised among them (see DECISIONS.md D-033): every
-        typed word stays one clause, so "most words must match" counts as before; a word that is part of a
-        concept may also be matched by the concept, each of the concept's words carrying an equal share of
-        its weight; concepts inside a longer Chinese term give that term a second way to match. Papers
-        written in the other language need only match the concepts when other words were typed beside them
-        ("concrete cracks": Chinese papers about 混凝土); without other_language, only the words in their
-        own language (what the ladder counts and ranks first)."""
-        terms = self.parsed.terms
-        if not terms:
-            return None
-        whole = {k: e for e in self.found if e.whole_terms for k in range(e.first, e.last + 1)}
-        inside: dict[int, list[Expansion]] = {}
-        for e in self.found:
-            if not e.whole_terms:
-                inside.setdefault(e.first, []).append(e)
-        words: list[Word] = []
-        others: list[str] = []  # the words that are no concept
-        # Stop words match every paper (the stemmed fields drop them), so they are no clause of their own and do
-        # not count among "most of the words"; unless they are all there is, or part of a concept.
-        stop = {i for i, t in enumerate(terms) if t.casefold() in ENGLISH_STOPWORDS and i not in whole}
-        if len(stop) == len(terms):
-            stop = set()
-        ors = self.parsed.term_groups
-        heads: dict[int, int] = {}  # an OR group → its first word's place in `words`
-        for i, term in enumerate(terms):
-            if i in stop:
-                continue
-            typos = self.typos(term, fuzzy)
-            spellings = tuple(Word(i, s) for s in math_spellings(term))
-            if ors[i] in heads:  # typed after OR: an alternative of the group's first word
-                head = words[heads[ors[i]]]
-                words[heads[ors[i]]] = replace(head, alternatives=(*head.alternatives, Word(i, term, typos),
-                                                                      *spellings))
-                continue
-            if ors[i]:
-                heads[ors[i]] = len(words)
-            if i in whole:
-                e = whole[i]
-                words.append(Word(i, term, typos, Concept.of(e), share=1 / (e.last - e.first + 1)))
-            elif i in inside:
-                words.append(Word(i, term, typos, inside=tuple(Concept.of(e) for e in inside[i])))
-            else:
-                words.append(Word(i, term, typos))
-                others.append(term)
-            if spellings:
-                words[-1] = replace(words[-1], alternatives=spellings)
-        language = _other_language(others) if other_language and self.found and others else None
-        groups = tuple(Concept.of(e) for e in self.found if e.whole_terms) if language else ()
-        return Text(tuple(words), self.required(len(words), relaxed), relaxed, language, groups)
-
-    def required(self, words: int, relaxed: bool) -> int:
-        """How many of the words must match: all, or (relaxed) the share relaxation.minimum_should_match
-        gives, read as Elasticsearch reads such a rule ("1<-1 3<50%": one word: it; up to three: all but
-        one; more: half, rounded down)."""
-        if not relaxed:
-            return words
-        need = words
-        for condition in self.config.relaxation.minimum_should_match.split():
-            above, rule = condition.split("<")
-            if words > int(above):
-                number = int(rule.rstrip("%"))
-                part = words * abs(number) // 100 if rule.endswith("%") else abs(number)
-                need = words - part if number < 0 else part
-        return max(1, min(words, need))
-
-    def typos(self, term: str, fuzzy: Fuzzy) -> Typos:
-        """Where a word's typo fallback looks: longer alphabetic words in every Latin field, four-letter ones
-        in author names only (Zeev → Ze'ev), never Chinese."""
-        wanted = fuzzy if isinstance(fuzzy, bool) else term.casefold() in fuzzy
-        settings = self.config.typos
-        if not wanted or len(term) < settings.author_min_length or has_cjk(term) or not LATIN_WORD.fullmatch(term):
-            return ""
-        return "authors" if len(term) < settings.min_length else "text"
-
-    def typo_words(self, unknown: frozenset[str]) -> frozenset[str]:
-        """The words worth typo tolerance: those no paper contains as typed that have a fuzzy form. Fuzzy
-        matching costs several times an exact word, so known words go without it (DECISIONS.md
-        D-044)."""
-        return frozenset(t.casefold() for t in self.parsed.terms if t.casefold() in unknown and self.typos(t, True))
-
-    def can_relax(self, has_typo_fallback: bool) -> bool:
-        """Whether the relaxed form differs from the strict one: several words, a word of several tokens
-        ("gpt-4", a Chinese run of 3+ characters: several bigrams), or a word typo tolerance applies to."""
-        terms = self.parsed.terms
-        return len(terms) > 1 or has_typo_fallback or any(
-            len(_TOKEN.findall(t)) > 1 or (has_cjk(t) and len(t) > 2) for t in terms)
-
-    @property
-    def spelling_words(self) -> tuple[str, ...]:
-        """The plain words worth a spelling check: Latin script, not too short, each once, the first few."""
-        settings = self.config.spelling
-        words = dict.fromkeys(t.casefold() for t in self.parsed.terms
-                              if len(t) >= settings.min_length and not has_cjk(t) and LATIN_WORD.fullmatch(t))
-        return tuple(words)[:settings.max_words]
+def _finds_any(reading: Reading) -> bool:
+    """Whether a did-you-mean check found a paper (a failed one did not: a suggestion is optional)."""
+    return isinstance(reading, Found) and reading.total > 0
 
 
 def _name_like(typed: str) -> bool:
     """A word typed as a name is: a capital, then small letters (Hinton; not GAN, not bert)."""
     return typed[:1].isupper() and typed[1:].islower()
-
-
-def _other_language(words: list[str]) -> str | None:
-    """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
-    scripts = {has_cjk(w) for w in words}
-    return None if len(scripts) != 1 else ("en" if scripts.pop() else "zh")
 
 
 def _required_fields(parsed: ParsedQuery) -> tuple[Clause, ...]:

@@ -1,6 +1,6 @@
 """The requests of author and topic pages (webapp/services/profiles.py sends them), as render.py writes a
 search's: each a small plan (plain data) and the body it is sent as. The words of an author page's query are
-the search's own first round (plan.Search.first): scored, and highlighted, exactly as on the results page.
+the search's own first round (plan.Search.as_typed): scored, and highlighted, exactly as on the results page.
 
 - an author page: the papers of one person's name keys (papersearch/author_keys.py, author_names.py) under the
   page's filters, newest first or by relevance, with the facets over them (disjunctive, as on the results
@@ -21,7 +21,7 @@ from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
 from webapp.services import render
 from webapp.services.es_query import Query, bool_query, filtered
-from webapp.services.search_requests import Page
+from webapp.services.plan_requests import Page
 from webapp.services.search_settings import WebSearchConfig
 
 AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py)

@@ -1,13 +1,11 @@
-"""Author and topic pages: sends their requests (profile_queries.py writes them) with the search service's client,
-identity and time budget, and reads the answers into AuthorProfile and TopicProfile. Names are grouped by
-their folded form (papersearch/author_keys.py); a name that plainly covers several people is said to
-(author_groups.py)."""
+"""Author and topic pages: sends their requests (profile_queries.py writes them) through the search service's
+Elasticsearch access (es_access.py: its client, identity, time budget and error mapping), and reads the answers
+into AuthorProfile and TopicProfile. Names are grouped by their folded form (papersearch/author_keys.py); a name
+that plainly covers several people is said to (author_groups.py)."""
 
 from __future__ import annotations
 
-import logging
 from collections import Counter
-from http import HTTPStatus
 from typing import Any
 
 from papersearch.author_keys import author_key, is_surname, people
@@ -15,56 +13,41 @@ from papersearch.taxonomy import PATH_SEPARATOR, Topic
 from papersearch.text import has_cjk
 from webapp.domain import (
     AuthorProfile,
-    BadQuery,
     ConceptCount,
     NameCount,
     SearchParams,
     SearchResult,
-    SearchUnavailable,
     TopicProfile,
 )
 from webapp.services import author_groups, author_names, render
 from webapp.services import profile_queries as pq
-from webapp.services.es_errors import es_errors
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
 from webapp.services.search import SearchService
 
-log = logging.getLogger(__name__)
 Answer = dict[str, Any]
 
 
 class ProfileService:
     def __init__(self, search: SearchService) -> None:
         self.search = search
+        self.access = search.access
         self.config = search.config
         self.labels = search.labels
         self.taxonomy = search.taxonomy
 
     def _send(self, requests: list[pq.Request], kind: str) -> list[Answer]:
-        """One round: a search, or an _msearch of several; a failed item fails the page."""
-        bodies = [pq.body(r, self.config) for r in requests]
-        with es_errors(self.search.alias, kind):
-            es = self.search.es()
-            if len(bodies) == 1:
-                answers = [es.search(index=self.search.alias, body=bodies[0]).body]
-            else:
-                searches = [x for b in bodies for x in ({}, b)]
-                answers = es.msearch(index=self.search.alias, searches=searches).body["responses"]
-        for answer in answers:
-            if "error" in answer:
-                log.error("%s page failed: %s", kind, answer["error"])
-                raise (BadQuery("This query could not be run; please simplify it.")
-                       if answer.get("status") == HTTPStatus.BAD_REQUEST else SearchUnavailable("search failed"))
-        return answers
+        """One round, through the search's sender (its time budget and error mapping): a failed item fails the
+        page."""
+        return self.access.send(requests, kind, pq.body)  # type: ignore[return-value]  # never None: none may fail
 
     # --- authors -------------------------------------------------------------------------------------
 
     def author(self, name: str, params: SearchParams) -> AuthorProfile | None:
         """The page of the person the name means (every spelling of them: author_names.py); None when no paper
         has one (a surname many people carry: people() lists them)."""
-        self.search.start_budget()
-        person = author_names.look_up(self.search, name)
+        self.access.start_budget()
+        person = author_names.look_up(self.access, name)
         if person is None:
             return None
         keys = person.keys
@@ -77,7 +60,7 @@ class ProfileService:
             keys = tuple(author_names.person_keys(found[0][0], [k for k, _ in person.surname]))
         words = None
         if params.q:
-            first, _, _ = self.search.plan(params).first()
+            first, _, _ = self.search.plan(params).as_typed()
             words = first if not first.cacheable else None  # syntax alone ("-") leaves no words to rank by
         settings = self.config.profiles
         params = params.model_copy(update={"sort": settings.query_sort if words else settings.sort})  # the page's order
@@ -107,12 +90,12 @@ class ProfileService:
     def people(self, name: str) -> list[NameCount]:
         """The people carrying a surname (or the surname of a name no paper has), most papers first, each by
         their most common spelling's key; at most profiles.names.people."""
-        self.search.start_budget()
-        person = author_names.look_up(self.search, name)
+        self.access.start_budget()
+        person = author_names.look_up(self.access, name)
         if person is None or has_cjk(person.key):
             return []
         found = people(list(person.surname))[:self.config.profiles.names.people]
-        written = author_names.as_written(self.search, [k for k, _ in found])
+        written = author_names.as_written(self.access, [k for k, _ in found])
         return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
@@ -129,7 +112,7 @@ class ProfileService:
     def topic(self, topic: Topic) -> TopicProfile | None:
         """A topic's page; None when it has no papers. On a large index the facets come apart, sampled when the
         topic has more papers than can be paged through (as a search's: plan.Live.sample_probability)."""
-        self.search.start_budget()
+        self.access.start_budget()
         live = self.search.live_index()
         large = live.papers > self.config.large_index.above
         answer, = self._send([pq.TopicPapers(topic, facets=not large)], "topic")
@@ -158,7 +141,7 @@ class ProfileService:
     def topics_with_papers(self) -> list[tuple[Topic, str | None]]:
         """Every topic of the taxonomy that has papers (areas, and subareas under them), each with the day its
         newest paper was added (None before added dates)."""
-        self.search.start_budget()
+        self.access.start_budget()
         answer, = self._send([pq.TopicsWithPapers()], "topics")
         taxonomy = self.taxonomy
         out: list[tuple[Topic, str | None]] = []

@@ -13,7 +13,8 @@ from webapp.services import clauses as cl
 from webapp.services import facet_queries as fq
 from webapp.services import text_clauses as tc
 from webapp.services.es_query import Query, bool_query, filtered
-from webapp.services.plan import Count, Facets, Highlight, Page, Request, Spelling
+from webapp.services.plan_requests import Count, Facets, Page, Request, Spelling
+from webapp.services.plan_words import Highlight
 from webapp.services.search_settings import WebSearchConfig
 
 # The relaxed page's tiers, named so each hit tells which it is in (hits.py reads them back).

@@ -11,7 +11,7 @@ from papersearch.index_definition import concepts_config
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.services import clauses as cl
 from webapp.services.es_query import Query, all_of, any_of, bool_query, named
-from webapp.services.plan import Concept, Text, Word
+from webapp.services.plan_words import Concept, Text, Word
 from webapp.services.query_parser import words_of
 from webapp.services.search_settings import WebSearchConfig
 
