@@ -18,6 +18,7 @@ from anyascii import anyascii
 
 from papersearch.text import has_cjk, normalize_text
 
+FIELD = "author_keys"  # the index field holding each paper's keys (indexer/loading/documents.py writes it)
 _APOSTROPHE = re.compile(r"['`]")  # what anyascii makes of ’ ʼ ′ too
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 

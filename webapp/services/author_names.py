@@ -16,8 +16,8 @@ from elasticsearch import Elasticsearch
 from papersearch.author_keys import author_key, has_name, is_surname, person_keys, split_key, surname_pattern
 
 __all__ = ["Person", "as_written", "candidates_body", "look_up", "person_keys", "resolve", "written_body"]
+from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.text import has_cjk
-from webapp.services.clauses import AUTHOR_KEYS
 from webapp.services.es_errors import es_errors
 from webapp.services.query_parser import ParsedQuery
 from webapp.services.search_settings import WebSearchConfig

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.author_keys import author_key, is_surname
 from papersearch.text import has_cjk
 from webapp.services.es_query import Query, any_of, bool_query
@@ -185,9 +186,6 @@ def alias_fields(field: str, config: WebSearchConfig) -> dict[str, float]:
     """The fields behind "title:" etc., with their query_fields boosts."""
     weights = config.query_fields
     return {name: weights.get(name, 1) for name in getattr(config.field_aliases, field)}
-
-
-AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py, papersearch/author_keys.py)
 
 
 def author_clause(clause: Clause, config: WebSearchConfig) -> Query:

@@ -173,7 +173,7 @@ class TermsFacet(TermsFacetConfig):
         histogram the papers per value (only values some paper has: bars() fills the gaps)."""
         terms: Query = {"field": self.field, "size": self.size}
         if self.integer is None:
-            terms["exclude"] = [""]  # papers without a venue store "" (indexer/models.py): not a value to offer
+            terms["exclude"] = [""]  # papers without a venue store "" (indexer/loading/models.py): not a value to offer
         aggs: Query = {"values": {"terms": terms}}
         if self.range:
             aggs["span"] = {"stats": {"field": self.field}}

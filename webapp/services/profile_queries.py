@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.taxonomy import Topic
 from webapp.domain import SearchParams
 from webapp.services import facet_queries as fq
@@ -24,7 +25,6 @@ from webapp.services.es_query import Query, bool_query, filtered
 from webapp.services.plan_requests import Page
 from webapp.services.search_settings import WebSearchConfig
 
-AUTHOR_KEYS = "author_keys"  # each author's folded name (indexer/documents.py)
 NAMES = "authors.as_written"  # the names exactly as the papers write them
 CONCEPTS = "concepts"
 ADDED = "added"
