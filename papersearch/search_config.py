@@ -238,6 +238,7 @@ class SearchConfig(Section):
     phrase_fields: Weights
     phrase_slop: int
     word_tie_breaker: Number
+    function_words: frozenset[str] = frozenset()
     other_script_weight: Number
     topic_boost: ByLanguage
     rescore: Rescore

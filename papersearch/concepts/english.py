@@ -196,6 +196,13 @@ _BRITISH = ((re.compile(r"(?<=[a-z]{3})is(?=(ation|ations|e|es|ed|ing|er|ers)\b)
             (re.compile(r"(?<=[a-z]{3})ell(?=(ing|ed|er|ers)\b)"), "el"))
 
 
+def american_spelling(word: str) -> str | None:
+    """A word's American spelling when it is written the British way (normalisation → normalization, modelling →
+    modeling); None for any other word."""
+    american = spelling_key(word)
+    return american if american != " ".join(word.casefold().split()) else None
+
+
 def spelling_key(form: str) -> str:
     """One key for a form's British and American spellings (optimisation, optimization; modelling, modeling)."""
     text = " ".join(form.casefold().split())

@@ -89,10 +89,10 @@ def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
 
 
 def word(clause: dict) -> dict:
-    """A word's clause without its topic lift, {"bool": {"should": [clause, lift]}} (a concept group of the
-    other language has none)."""
-    *inner, last = clause["bool"]["should"]
-    return inner[0] if "constant_score" in last and len(inner) == 1 else clause
+    """A word's clause without its topic lifts, {"bool": {"should": [clause, lift, …]}} (one per spelling searched;
+    a concept group of the other language has none)."""
+    inner = [c for c in clause["bool"]["should"] if "constant_score" not in c]
+    return inner[0] if len(inner) == 1 < len(clause["bool"]["should"]) else clause
 
 
 def concept_part(clause: dict) -> dict:

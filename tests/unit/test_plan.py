@@ -112,6 +112,20 @@ def test_a_greek_letter_is_searched_in_each_spelling():
     assert [a.text for a in word.alternatives] == ["alpha-divergence"]
 
 
+def test_a_british_spelling_is_searched_as_the_american_one_too():
+    # normalisation found 9 papers: the papers spell it normalization (issue 42.3)
+    word, = planned("normalisation").text.words
+    assert [a.text for a in word.alternatives] == ["normalization"]
+    assert not planned("normalization").text.words[0].alternatives
+
+
+def test_the_function_words_of_a_question_are_no_words_to_match():
+    # "when" is in no topic: required, it kept only papers that happen to say it (D-173)
+    text = planned("exploration when rewards are sparse").text
+    assert [w.text for w in text.words] == ["exploration", "rewards", "sparse"] and text.required == 3
+    assert [w.text for w in planned("how").text.words] == ["how"]  # all there is: searched
+
+
 def test_a_name_like_word_is_corrected_to_an_author():
     # Hintn: hints (abstracts) and Hinton (authors) are as close; typed as a name, it is the name (issue 44.8).
     options = {"hintn": [Option("hints", 0.8, 7), Option("hinton", 0.8, 5, author=True)]}

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from papersearch.concepts.english import american_spelling
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
 from webapp.services.expansion import Expansion
 from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
@@ -110,9 +111,11 @@ class Words:
                 inside.setdefault(e.first, []).append(e)
         words: list[Word] = []
         others: list[str] = []  # the words that are no concept
-        # Stop words match every paper (the stemmed fields drop them), so they are no clause of their own and do
-        # not count among "most of the words"; unless they are all there is, or part of a concept.
-        stop = {i for i, t in enumerate(terms) if t.casefold() in ENGLISH_STOPWORDS and i not in whole}
+        # Stop words match every paper (the stemmed fields drop them), and the function words of a question (how,
+        # when, without: search.function_words) say nothing of its topic, so neither is a clause of its own nor
+        # counts among "most of the words"; unless they are all there is, or part of a concept (DECISIONS.md D-173).
+        unsaid = ENGLISH_STOPWORDS | self.config.function_words
+        stop = {i for i, t in enumerate(terms) if t.casefold() in unsaid and i not in whole}
         if len(stop) == len(terms):
             stop = set()
         ors = self.parsed.term_groups
@@ -121,7 +124,7 @@ class Words:
             if i in stop:
                 continue
             typos = self.typos(term, fuzzy)
-            spellings = tuple(Word(i, s) for s in math_spellings(term))
+            spellings = tuple(Word(i, s) for s in (*math_spellings(term), *filter(None, [american_spelling(term)])))
             if ors[i] in heads:  # typed after OR: an alternative of the group's first word
                 head = words[heads[ors[i]]]
                 words[heads[ors[i]]] = replace(head, alternatives=(*head.alternatives, Word(i, term, typos),
