@@ -109,11 +109,15 @@ def form_phrases(concept: Concept, config: WebSearchConfig) -> list[Query]:
         for form in forms:
             if form in names:
                 continue
-            variant = name_typed and spelling_key(form) == spelling_key(concept.typed)
-            boost = settings.variant_of_name_weight if variant else weight  # synonyms keep their weight
+            if name_typed and spelling_key(form) == spelling_key(concept.typed):
+                # scored as the typed word is (cross_fields: one document frequency over the fields), not as a
+                # phrase per field, where the rare spelling's title idf outscored the word typed (D-174)
+                out.append({"bool": {"must": [cl.term_clause(form, config)],
+                                     "boost": settings.variant_of_name_weight}})
+                continue
             phrase = cl.phrase_clause(form, form_fields(config, language))
-            if boost != 1:
-                phrase["multi_match"]["boost"] = round(boost, 4)
+            if weight != 1:  # synonyms keep their weight
+                phrase["multi_match"]["boost"] = round(weight, 4)
             out.append(phrase)
     return out
 
