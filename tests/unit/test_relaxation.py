@@ -146,3 +146,17 @@ def test_the_corrected_query_is_shown_only_when_nothing_has_the_words():
     assert third.corrected is None and third.check and third.check.tier == "check"
     as_typed = bodies.searched(parse_query("atention"), SearchParams(q="atention", spell=False))
     assert as_typed.fallback(0, frozenset({"atention"}), fixed).corrected is None  # spell=0: never
+
+
+def test_a_relaxed_word_is_matched_in_its_own_scripts_fields_as_the_strict_one_is():
+    """A Chinese word of a pasted fragment is not let into the Latin-script fields as its characters (情 况 in an
+    English keyword field outscored the pasted abstract itself: DECISIONS.md D-175)."""
+    strict, relaxed = (cl.term_clause("情况下", CONFIG, relaxed=r)["dis_max"]["queries"] for r in (False, True))
+    own, foreign = relaxed
+    assert all(cl.is_chinese_field(f) for f in own["multi_match"]["fields"])
+    assert own["multi_match"]["operator"] == "or"
+    assert own["multi_match"]["minimum_should_match"] == CONFIG.relaxation.term_minimum_should_match
+    assert foreign == strict[1]  # the run in order, at other_script_weight
+    latin_own, latin_foreign = cl.term_clause("nylamine", CONFIG, relaxed=True)["dis_max"]["queries"]
+    assert not any(cl.is_chinese_field(f) for f in latin_own["multi_match"]["fields"])
+    assert latin_foreign["multi_match"]["boost"] == CONFIG.other_script_weight

@@ -66,38 +66,41 @@ def term_clause(term: str, config: WebSearchConfig, typos: Typos = "", relaxed: 
     """
     topics = set(config.field_aliases.topic)
     fields = {f: b for f, b in config.query_fields.items() if f not in topics}
-    if relaxed:  # a word cut in two by a paste ("ov稳定性原理", "nylamine,NPB") matches by its other tokens
-        exact = _cross_fields(term, fields, config)
-        exact["multi_match"].update(operator="or",
-                                    minimum_should_match=config.relaxation.term_minimum_should_match)
-    else:
-        exact = _exact(term, fields, config, unit)
+    exact = _exact(term, fields, config, unit, relaxed)
     return any_of([exact, *([fuzzy_clause(term, typos, config)] if typos else [])])
 
 
-def _exact(term: str, fields: dict[str, float], config: WebSearchConfig, unit: bool) -> Query:
-    """All the word's tokens, in its script's fields as typed and in the other script's as the docstring above says."""
+def _exact(term: str, fields: dict[str, float], config: WebSearchConfig, unit: bool, relaxed: bool) -> Query:
+    """The word's tokens, in its script's fields as typed and in the other script's as the docstring above says.
+
+    relaxed: most of its tokens, not all (a word cut in two by a paste, "ov稳定性原理", "nylamine,NPB", matches by its
+    other tokens), with the same split by script (DECISIONS.md D-175)."""
     cjk = has_cjk(term)
     own = {f: b for f, b in fields.items() if is_chinese_field(f) == cjk}
     other = {f: b for f, b in fields.items() if is_chinese_field(f) != cjk}
     if cjk:
         foreign = phrase_clause(term, other)
         foreign["multi_match"]["boost"] = config.other_script_weight
-        parts = [phrase_clause(term, own) if unit else _cross_fields(term, own, config), foreign]
+        mine = phrase_clause(term, own) if unit and not relaxed else _cross_fields(term, own, config, relaxed)
     else:
-        foreign = _cross_fields(term, other, config)
+        foreign = _cross_fields(term, other, config, relaxed)
         foreign["multi_match"].update(boost=config.other_script_weight, zero_terms_query="none")
-        parts = [_cross_fields(term, own, config), foreign]
-    return parts[0] if len(parts) == 1 else {"dis_max": {"queries": parts}}
+        mine = _cross_fields(term, own, config, relaxed)
+    return {"dis_max": {"queries": [mine, foreign]}}
 
 
-def _cross_fields(term: str, fields: dict[str, float], config: WebSearchConfig) -> Query:
-    return {"multi_match": {
+def _cross_fields(term: str, fields: dict[str, float], config: WebSearchConfig, relaxed: bool = False) -> Query:
+    """All the word's tokens (relaxed: most of them) across the fields, as one word: each token's document
+    frequency blended over the fields (DECISIONS.md D-046)."""
+    query: Query = {"multi_match": {
         "query": term, "type": "cross_fields", "fields": boosted(fields), "operator": "and",
         "tie_breaker": config.word_tie_breaker,
         # A stopword analyses to nothing in the stemmed fields; let it match there rather than veto.
         "zero_terms_query": "all",
     }}
+    if relaxed:
+        query["multi_match"].update(operator="or", minimum_should_match=config.relaxation.term_minimum_should_match)
+    return query
 
 
 def topic_lift(term: str, config: WebSearchConfig, relaxed: bool = False) -> Query:
