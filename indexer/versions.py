@@ -112,7 +112,8 @@ def upgrade_mapping(client: Elasticsearch, index: str) -> int | None:
         return None
     meta = client.indices.get_mapping(index=index)[index]["mappings"].get("_meta", {})
     client.indices.put_mapping(index=index, properties=index_definition.load()["mappings"]["properties"],
-                               meta={**meta, "schema_version": current})
+                               meta={**meta, "schema_version": current,
+                                     "built_schema_version": index_definition.built_schema(meta)})
     return old
 
 

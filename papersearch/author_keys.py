@@ -19,6 +19,11 @@ from anyascii import anyascii
 from papersearch.text import has_cjk, normalize_text
 
 FIELD = "author_keys"  # the index field holding each paper's keys (indexer/loading/documents.py writes it)
+# Each Latin-script key again under each of its words ("muller:thomas muller"), so a look-up by a surname is a
+# pattern anchored at its start, not a scan of every key (schema 5; DECISIONS.md D-176).
+WORDS_FIELD = "author_key_words"
+WORDS_SINCE_SCHEMA = 5  # the first schema_version whose builds fill WORDS_FIELD
+_WORD_SEPARATOR = ":"
 _APOSTROPHE = re.compile(r"['`]")  # what anyascii makes of ’ ʼ ′ too
 _NOT_ALNUM = re.compile(r"[^0-9a-z]+")
 
@@ -34,6 +39,17 @@ def author_key(name: str) -> str:
 def author_keys(names: list[str]) -> list[str]:
     """A paper's keys, each once, in the order of its authors."""
     return list(dict.fromkeys(k for k in map(author_key, names) if k))
+
+
+def key_words(keys: list[str]) -> list[str]:
+    """WORDS_FIELD's values of a paper's keys: each Latin-script key under each of its words (CJK keys are
+    looked up as themselves)."""
+    return list(dict.fromkeys(f"{w}{_WORD_SEPARATOR}{k}" for k in keys if not has_cjk(k) for w in k.split()))
+
+
+def key_of_word_value(value: str) -> str:
+    """The key a WORDS_FIELD value files under its word."""
+    return value.partition(_WORD_SEPARATOR)[2]
 
 
 # --- one person, many spellings ---------------------------------------------------------------------------
@@ -99,11 +115,25 @@ def surname_pattern(key: str) -> str:
     however its umlauts are transliterated: "bernhard scholkopf" → `(.+ )?scho(e)?lko(e)?pf`; a key of one word
     (a surname, perhaps a first name) anywhere in the name: "soren" → `(.+ )?so(e)?ren( .+)?`; a CJK key is
     itself."""
-    _, surname = split_key(key)
     if has_cjk(key):
         return _REGEXP_SPECIAL.sub(r"\\\1", key)
-    escaped = _VOWEL.sub(lambda m: f"{m.group()}(e)?", _REGEXP_SPECIAL.sub(r"\\\1", surname))
+    escaped = _surname_variants(key)
     return f"(.+ )?{escaped}( .+)?" if is_surname(key) else f"(.+ )?{escaped}"
+
+
+def word_pattern(key: str) -> str:
+    """surname_pattern on WORDS_FIELD (a Latin-script key): the same keys, filed under the surname's word, so the
+    pattern starts with that word and Elasticsearch visits only the values that begin like it:
+    "bernhard scholkopf" → `scho(e)?lko(e)?pf:(.+ )?scho(e)?lko(e)?pf`, "soren" → `so(e)?ren:.*`."""
+    escaped = _surname_variants(key)
+    return f"{escaped}{_WORD_SEPARATOR}" + (".*" if is_surname(key) else f"(.+ )?{escaped}")
+
+
+def _surname_variants(key: str) -> str:
+    """The key's surname escaped for a Lucene regular expression, each a/o/u also matching its transliterated
+    umlaut (ae/oe/ue)."""
+    _, surname = split_key(key)
+    return _VOWEL.sub(lambda m: f"{m.group()}(e)?", _REGEXP_SPECIAL.sub(r"\\\1", surname))
 
 
 def has_name(key: str, word: str) -> bool:

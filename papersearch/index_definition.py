@@ -55,6 +55,12 @@ def schema_version() -> int:
     return int(load()["schema_version"])
 
 
+def built_schema(meta: dict[str, Any]) -> int:
+    """The schema version a version's papers were written by (its mapping's _meta): an `add` that brings an older
+    version's mapping up to date records the version it was built with, whose papers lack the new fields."""
+    return int(meta.get("built_schema_version", meta.get("schema_version", 1)))
+
+
 def mapping_meta(profile: Profile) -> dict[str, Any]:
     """What a version records about how it was built: the analysis profile and the schema version."""
     return {"analysis_profile": profile, "schema_version": schema_version()}

@@ -16,7 +16,7 @@ from indexer.loading.models import Paper
 from papersearch import added as added_date
 from papersearch import concepts, record_types, tex
 from papersearch import text as t
-from papersearch.author_keys import author_keys
+from papersearch.author_keys import WORDS_FIELD, author_keys, key_words
 from papersearch.index_definition import concepts_config
 from papersearch.suggest_inputs import author_inputs
 from papersearch.taxonomy import Taxonomy
@@ -75,17 +75,18 @@ class DocumentBuilder:
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
         (completion inputs: title(s) or heading, then each author by any part of the name, also without
         diacritics: suggest_inputs.py), author_keys (each author's folded name, which author pages look up:
-        papersearch/author_keys.py), record_type (the record's, else by config/record_types.json, which
-        also moves a venue that is a discipline to subjects), math (the formulas of title and abstract as
-        Unicode: papersearch/tex.py), concepts (ids of the glossary concepts the paper names,
-        config/concepts.tsv), languages ("en", "zh": which it is written in) and, last, so that the loader
-        can replace it in place, added (the load's date).
+        papersearch/author_keys.py; author_key_words files them under each of their words for look-ups by
+        surname), record_type (the record's, else by config/record_types.json, which also moves a venue that is
+        a discipline to subjects), math (the formulas of title and abstract as Unicode: papersearch/tex.py),
+        concepts (ids of the glossary concepts the paper names, config/concepts.tsv), languages ("en", "zh":
+        which it is written in) and, last, so that the loader can replace it in place, added (the load's date).
         """
         doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
         topic = self.topic(paper.topic_area, paper.topic_subarea)
         heading = heading_of(paper)
         titles = [x for x in (paper.title, paper.title_zh) if x] or [heading]
         names = (form for name in paper.authors for form in author_inputs(name))
+        keys = author_keys(paper.authors)
         kind = self._record_types.classify(paper.record_type, paper.venue, tuple(paper.subjects))
         doc.update(
             topic_area=topic.area,
@@ -95,7 +96,8 @@ class DocumentBuilder:
             topic_known=topic.known,
             heading=heading,
             suggest=list(dict.fromkeys(v for v in (*titles, *names) if v)),
-            author_keys=author_keys(paper.authors),
+            author_keys=keys,
+            **{WORDS_FIELD: key_words(keys)},
             record_type=kind.record_type,
             venue=kind.venue,
             subjects=list(kind.subjects),

@@ -52,6 +52,21 @@ def test_a_full_name_is_that_person_with_initials_as_initials(client):
     assert "similar_authors" not in data["fallbacks"]
 
 
+@pytest.mark.parametrize("name", ["Hinton", "Bengio", "Wei Wang", "G. Hinton", "Bernhard Schoelkopf", "schölkopf",
+                                  "Müller", "Hintn", "Wang"])
+def test_a_name_is_looked_up_by_its_words_as_by_every_key(cluster, author_alias, name):
+    """The quick look-up (author_key_words, anchored at the surname: DECISIONS.md D-176) finds the person and the
+    surname's keys with their papers exactly as the scan of every key that an index built before it needs."""
+    from webapp.services import author_names
+    from webapp.services.es_access import EsAccess
+    from webapp.services.search_settings import search_config
+
+    access = EsAccess(cluster.client("web"), author_alias, search_config())
+    by_words, by_keys = (author_names.look_up(access, name, w) for w in (True, False))
+    assert by_words == by_keys
+    assert by_words is not None and (by_words.surname or name == "Hintn")
+
+
 def test_typos_in_a_name_only_when_no_author_has_it_and_then_said(client):
     data = client.get("/api/search", query_string={"q": "author:Hintn"}).get_json()
     assert "similar_authors" in data["fallbacks"] and data["similar_authors"] == ["Hintn"]

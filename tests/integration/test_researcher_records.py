@@ -459,13 +459,14 @@ def test_sitemap_has_each_papers_added_day(client):
 
 def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_path):
     """A version built before record types (schema 1: no record_type, subjects, math, author keys; no
-    schema_version) takes `add` of a record that needs them, and says which schema it now has."""
+    schema_version) takes `add` of a record that needs them, and says which schema it now has and which it was
+    built with."""
     from indexer import versions
     from papersearch import index_definition
 
     admin = cluster.client("admin")
     body = index_definition.index_body("core")
-    for field in ("record_type", "subjects", "math", "author_keys"):
+    for field in ("record_type", "subjects", "math", "author_keys", "author_key_words"):
         del body["mappings"]["properties"][field]
     del body["mappings"]["properties"]["authors"]["fields"]["as_written"]
     body["mappings"]["_meta"] = {"analysis_profile": "core", "complete": True}
@@ -477,8 +478,9 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
-    assert versions.schema_of(admin, old) == index_definition.schema_version() == 4
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 5
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
+    assert index_definition.built_schema(mapping["_meta"]) == 1  # its older papers lack the new fields
     assert {"record_type", "subjects", "math", "author_keys"} <= set(mapping["properties"])
     assert "as_written" in mapping["properties"]["authors"]["fields"]
     source = admin.get(index=old, id="discipline")["_source"]

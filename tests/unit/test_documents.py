@@ -72,6 +72,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "languages",
         "math",
         "author_keys",
+        "author_key_words",
         "added",
     }
     assert set(doc) == expected

@@ -127,7 +127,14 @@ def test_a_large_topic_page_samples_its_facets_apart():
 
 
 def test_spellings_of_one_person_agree_and_other_people_do_not():
-    from papersearch.author_keys import person_keys, same_person, surname_pattern
+    from papersearch.author_keys import (
+        key_of_word_value,
+        key_words,
+        person_keys,
+        same_person,
+        surname_pattern,
+        word_pattern,
+    )
 
     k = author_key
     assert same_person(k("Bernhard Schölkopf"), k("Bernhard Schoelkopf"))
@@ -137,6 +144,11 @@ def test_spellings_of_one_person_agree_and_other_people_do_not():
     assert not same_person(k("Wei Wang"), k("Wen Wang")) and not same_person(k("Wei Wang"), k("Hong Wei Wang"))
     assert not same_person(k("Wei Wang"), k("Lei Fang")) and not same_person(k("J Kolter"), k("Zico Kolter"))
     assert surname_pattern(k("Bernhard Schölkopf")) == "(.+ )?scho(e)?lko(e)?pf"
+    # the same keys filed under their words: a pattern anchored at the surname (DECISIONS.md D-176)
+    assert word_pattern(k("Bernhard Schölkopf")) == "scho(e)?lko(e)?pf:(.+ )?scho(e)?lko(e)?pf"
+    assert word_pattern("soren") == "so(e)?ren:.*"
+    assert key_words(["bernhard scholkopf", "张伟"]) == ["bernhard:bernhard scholkopf", "scholkopf:bernhard scholkopf"]
+    assert key_of_word_value("scholkopf:bernhard scholkopf") == "bernhard scholkopf"
     found = ["wei wang", "wen wang", "w wang", "zico kolter", "j zico kolter", "j kolter"]
     assert person_keys("wei wang", found) == ["wei wang"]  # "w wang" could be Wen's
     assert person_keys("zico kolter", found) == ["zico kolter", "j kolter", "j zico kolter"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from papersearch.author_keys import WORDS_SINCE_SCHEMA
 from webapp.domain import SearchParams
 from webapp.services.plan_words import Highlight, Text
 from webapp.services.query_parser import Clause
@@ -86,10 +87,16 @@ class Option:
 
 @dataclass(frozen=True)
 class Live:
-    """What is known of the live index: its analysis profile and size."""
+    """What is known of the live index: its analysis profile, size, and the schema its papers were written by."""
 
     profile: str | None = None
     papers: int = 0
+    schema: int = 1
+
+    @property
+    def author_words(self) -> bool:
+        """Whether every paper has its name keys under their words (author_names.look_up's quick way)."""
+        return self.schema >= WORDS_SINCE_SCHEMA
 
     def sample_probability(self, config: WebSearchConfig, total_exact: bool) -> float:
         """The share of papers a large index's facets (a search's, a topic page's) are counted on: all for an

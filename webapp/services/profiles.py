@@ -47,7 +47,7 @@ class ProfileService:
         """The page of the person the name means (every spelling of them: author_names.py); None when no paper
         has one (a surname many people carry: people() lists them)."""
         self.access.start_budget()
-        person = author_names.look_up(self.access, name)
+        person = author_names.look_up(self.access, name, self.search.live_index().author_words)
         if person is None:
             return None
         keys = person.keys
@@ -91,7 +91,7 @@ class ProfileService:
         """The people carrying a surname (or the surname of a name no paper has), most papers first, each by
         their most common spelling's key; at most profiles.names.people."""
         self.access.start_budget()
-        person = author_names.look_up(self.access, name)
+        person = author_names.look_up(self.access, name, self.search.live_index().author_words)
         if person is None or has_cjk(person.key):
             return []
         found = people(list(person.surname))[:self.config.profiles.names.people]

@@ -109,8 +109,9 @@ class SearchService:
     def plan(self, params: SearchParams) -> plan.Search:
         """The search's inputs: the parsed query (author: names looked up), the glossary concepts recognised in it
         (unless xl=0), what is known of the live index."""
-        parsed = author_names.resolve(self.access, parse_query(params.q))
-        return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), self.live_index())
+        live = self.live_index()
+        parsed = author_names.resolve(self.access, parse_query(params.q), live.author_words)
+        return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), live)
 
     def cost(self, params: SearchParams) -> int:
         """What the search will weigh in the rate limit (plan.cost), without asking Elasticsearch anything."""
@@ -152,7 +153,7 @@ class SearchService:
         return hit
 
     def live_index(self) -> pr.Live:
-        """The live index's analysis profile and size, looked up at most once a minute per process; not kept
+        """The live index's analysis profile, size and schema, looked up at most once a minute per process; not kept
         when the cluster does not answer (the search itself then reports the outage)."""
         checked, live = self._live
         if time.monotonic() - checked > LIVE_TTL:
@@ -162,8 +163,8 @@ class SearchService:
                     papers = self.access.es().count(index=self.alias).body["count"]
             except SearchUnavailable:
                 return pr.Live()
-            profile = next(iter(mappings.values()))["mappings"].get("_meta", {}).get("analysis_profile")
-            live = pr.Live(profile, papers)
+            meta = next(iter(mappings.values()))["mappings"].get("_meta", {})
+            live = pr.Live(meta.get("analysis_profile"), papers, index_definition.built_schema(meta))
             self._live = (time.monotonic(), live)
         return live
 
