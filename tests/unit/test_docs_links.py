@@ -55,3 +55,20 @@ def test_the_readme_layout_names_only_what_exists() -> None:
     missing = sorted(n for n in named if n not in files)
     missing += sorted(d for d in re.findall(r"(?<![\w./*-])([\w-]+)/(?![\w])", layout) if d not in folders)
     assert not missing, f"README.md's layout names what the repository does not hold: {missing}"
+
+
+# A path of the repository written in backticks in the docs (`webapp/services/plan.py`, `bench/relevance/`): it
+# must be there, or the docs send a reader to a file that moved or is gone (issue 54). Only names of files with an
+# extension and folders written with a trailing slash are checked: `papersearch/app:0.1.0` is an image and
+# `config/users` a file inside Elasticsearch's own config.
+TOP_FOLDERS = "papersearch|webapp|indexer|provisioning|bench|tests|config|docker|scripts|plugin|docs"
+CITED_PATH = re.compile(rf"`((?:{TOP_FOLDERS})/[\w./-]*(?:\.[a-z]{{1,5}}|/))(?::\d+(?:-\d+)?)?`")
+
+
+@pytest.mark.parametrize("path", DOCS, ids=lambda p: p.name)
+def test_paths_the_docs_cite_exist(path: Path) -> None:
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    known = set(tracked.split()) | {str(Path(name).parent) + "/" for name in tracked.split()}
+    missing = sorted({cited for cited in CITED_PATH.findall(path.read_text(encoding="utf-8"))
+                      if cited not in known and not (ROOT / cited).exists()})
+    assert not missing, f"{path.name} cites paths the repository does not hold: {missing}"
