@@ -3,7 +3,8 @@ its readable Unicode text (α, ×) for the formats and fields that carry plain t
 
 The one definition of a math span, shared by the indexer (the `math` search field: "α" finds `$\\alpha$`)
 and the webapp (MathML on pages, readable text in RIS, CSV, feeds and page metadata, math kept as math in
-BibTeX). Unicode text comes from pylatexenc (DECISIONS.md D-106).
+BibTeX, where webapp/serializers/bibtex_tex.py lets only harmless TeX through). Unicode text comes from pylatexenc
+(DECISIONS.md D-106).
 """
 
 from __future__ import annotations
@@ -27,26 +28,6 @@ _SPAN = re.compile(
 )
 _TEXT_CACHE = 4096  # distinct formulas kept (a page shows a few dozen)
 _converter = LatexNodes2Text(math_mode="text", strict_latex_spaces=False)
-
-
-# TeX primitives and macros that read or write files, run commands or change how TeX reads its input: a formula
-# copied verbatim into BibTeX reaches a user's LaTeX run, so they are dropped (issue 45.9). `^^` is TeX's
-# character-code notation (^^5c is a backslash), which would spell any of them anew.
-_UNSAFE = re.compile(
-    r"\\(?:input|include|includeonly|InputIfFileExists|IfFileExists|openin|openout|closein|closeout|read|readline"
-    r"|write|immediate|message|special|catcode|lccode|uccode|sfcode|mathcode|delcode|endlinechar|newlinechar"
-    r"|escapechar|def|edef|gdef|xdef|let|futurelet|csname|endcsname|expandafter|noexpand|afterassignment"
-    r"|aftergroup|scantokens|uppercase|lowercase|newcommand|renewcommand|providecommand|DeclareRobustCommand"
-    r"|newenvironment|renewenvironment|usepackage|RequirePackage|documentclass|directlua|latelua|luaexec"
-    r"|ShellEscape|pdfshellescape|pdfprimitive|primitive|makeatletter|makeatother|endinput|verbatiminput"
-    r"|lstinputlisting|jobname|outer|global|loop|repeat)(?![A-Za-z@])|\\write\d+|\^\^"
-)
-
-
-def safe_tex(formula: str) -> str:
-    """The formula without the primitives that read or write files, run commands or redefine TeX (\\input,
-    \\write18, \\catcode, \\def …): what may go verbatim into a BibTeX entry."""
-    return _UNSAFE.sub("", formula) if "\\" in formula or "^^" in formula else formula
 
 
 @dataclass(frozen=True)

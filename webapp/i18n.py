@@ -113,10 +113,20 @@ def alternates() -> list[tuple[str, str]]:
     one another. None for a request that matched no route (an error page)."""
     if request.url_rule is None or request.endpoint is None:
         return []
-    pairs = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    pairs = _page_args()
     path = url_for(request.endpoint, **(request.view_args or {}))
     default = absolute(f"{path}?{urlencode(pairs)}" if pairs else path)
     return [*((lang, absolute(url_with_lang(lang))) for lang in LANGUAGES), ("x-default", default)]
+
+
+IGNORED_ARGS = "ignored_args"  # g's (parameter, value) pairs a page leaves out of its links
+
+
+def _page_args() -> list[tuple[str, str]]:
+    """The request's parameters but lang, without the filter values no paper has (a page sets g.ignored_args from
+    views/facets.py unknown_filters: DECISIONS.md D-187), so a URL full of junk is not copied into each link."""
+    ignored = g.get(IGNORED_ARGS, frozenset())
+    return [(k, v) for k, v in request.args.items(multi=True) if k != "lang" and (k, v) not in ignored]
 
 
 def url_with_lang(lang: str) -> str:
@@ -126,5 +136,5 @@ def url_with_lang(lang: str) -> str:
     route (an error page) links to the home page."""
     if request.url_rule is None or request.endpoint is None:
         return url_for("ui.search", lang=lang)
-    pairs = [(k, v) for k, v in request.args.items(multi=True) if k != "lang"]
+    pairs = _page_args()
     return f"{url_for(request.endpoint, **(request.view_args or {}))}?{urlencode([*pairs, ('lang', lang)])}"

@@ -13,6 +13,7 @@ PAGES = {
     "search, empty": "/",
     "search, results and facets": "/?q=learning",
     "search, filter chips": "/?q=learning&area=Theory&year=2024",
+    "search, a filter no paper has": "/?q=learning&area=Theory&venue=No+Such+Venue",  # its chip struck through
     "search, no results": "/?q=qqxqzzjjwv",
     "paper": None,  # the first hit's page, found through the search
     "error": "/no/such/page",

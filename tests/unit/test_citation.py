@@ -72,7 +72,8 @@ def test_bibtex_entry():
     ("Q&A at 50% cost", r"Q\&A at 50\% cost"),
     ("$O(n)$ #1 a_b", r"$O(n)$ \#1 a\_b"),  # a formula stays math
     ("costs $5 or $10", r"costs \$5 or \$10"),
-    ("{x} ~ y^2 \\alpha", r"\{x\} \textasciitilde{} y\textasciicircum{}2 \textbackslash{}alpha"),
+    ("{x} ~ y^2 \\alpha",  # braces as text commands: a lone one cannot unbalance a BibTeX field (D-185)
+     r"\textbraceleft{}x\textbraceright{} \textasciitilde{} y\textasciicircum{}2 \textbackslash{}alpha"),
     ("Søren’s 大语言模型", "Søren’s 大语言模型"),  # UTF-8 kept as is
 ])
 def test_bibtex_escapes_latex_specials_only(text, escaped):
@@ -185,6 +186,25 @@ def test_csv_cells_after_a_list_separator_are_disarmed_too() -> None:
     assert row[3] == "Alice;'=1+1;Bob; Carol,'@SUM(1)"
     assert all(not part.strip().startswith(("=", "@")) for part in re.split("[;,]", row[3]))
     assert row[11] == "from 1, -1 to +2"  # numbers after a comma are text, untouched
+
+
+def test_each_value_of_a_multi_value_cell_is_disarmed() -> None:
+    """Issue 53.5: a payload that is a keyword of its own, after "; ", is guarded as it would be first in a cell."""
+    import csv
+    import io
+
+    from webapp.serializers import csv as rows
+
+    dde = ["-2+3+cmd|' /C calc'!A0", "+1+cmd|' /C calc'!A0"]
+    hit = paper(id="x", title="t", keywords=["graphs", *dde], subjects=["math", "=1+1"], authors=["A", "@B"],
+                abstract="from 1, -1 to +2; but x, -2+3+cmd|' /C calc'!A0")
+    [row] = list(csv.reader(io.StringIO(rows.row(hit, lambda i: i))))
+    assert row[10] == "graphs; '-2+3+cmd|' /C calc'!A0; '+1+cmd|' /C calc'!A0"
+    assert row[9] == "math; '=1+1" and row[3] == "A; '@B"
+    assert row[11] == "from 1, -1 to +2; but x, '-2+3+cmd|' /C calc'!A0"  # numbers stay, a payload does not
+    for cell in (row[3], row[9], row[10], row[11]):
+        assert all(not part.strip().startswith(("=", "+", "-", "@")) or (part.strip()[1:2].isdigit()
+                   and "|" not in part) for part in re.split("[;,]", cell)), cell
 
 
 DOI_PREPRINT = paper(id="arxiv-2101.00001", title="Learning to Compute", authors=["Ada Lovelace", "Alan Turing"],

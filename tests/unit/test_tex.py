@@ -62,7 +62,8 @@ def test_a_fragment_that_cuts_a_formula_is_completed_from_the_source():
     ("Training GANs on ImageNet (VAE) in 3D", r"Training {GANs} on {ImageNet} {(VAE)} in {3D}"),
     (r"A $\mathcal{O}(n \log n)$ sort", r"A {$\mathcal{O}(n \log n)$} sort"),  # a formula with spaces is one word
     ("Q&A at 50%", r"{Q\&A} at 50\%"),
-    (r"Broken $\frac{a$ brace", r"Broken {\$\textbackslash{}frac\{a\$} brace"),  # unbalanced: escaped as text
+    # unbalanced: escaped as text
+    (r"Broken $\frac{a$ brace", r"Broken {\$\textbackslash{}frac\textbraceleft{}a\$} brace"),
     ("基于大语言模型的检索", "基于大语言模型的检索"),
 ])
 def test_bibtex_titles_keep_math_and_protect_case(title, entry):
@@ -104,3 +105,48 @@ def test_bombs_stay_tex_and_a_fields_mathml_is_bounded():
     assert "\\mathbb" in page  # the formulas past the budget, escaped
     again = time.perf_counter()
     assert math_html.text_html(many) == page and time.perf_counter() - again < (again - started) / 10 + 0.001
+
+
+# --- every MathML attribute by one rule (issue 53.4) ----------------------------------------------------------------
+
+# MathML Core's attributes (global and per element) and MathML 3's table and enclose attributes latex2mathml writes.
+MATHML_ATTRIBUTES = (
+    "dir", "displaystyle", "mathbackground", "mathcolor", "mathsize", "mathvariant", "scriptlevel", "autofocus",
+    "class", "id", "style", "tabindex", "nonce", "onclick", "href", "display", "linethickness", "form", "fence",
+    "separator", "lspace", "rspace", "stretchy", "symmetric", "maxsize", "minsize", "largeop", "movablelimits",
+    "accent", "accentunder", "width", "height", "depth", "voffset", "columnspan", "rowspan", "encoding",
+    "columnalign", "columnspacing", "rowspacing", "columnlines", "rowlines", "frame", "framespacing", "notation",
+    "rowalign", "equalrows", "equalcolumns", "side", "minlabelspacing", "xlink:href", "definitionURL", "src",
+)
+HOSTILE_VALUES = ("9999em", "+9999em", "-9999em", "1e9px", "99999999999999999999pt", "0.5em 9999em", "9999",
+                  "9999%", "thick", "true", "99", "javascript:alert(1)", "expression(alert(1))", "url(x)",
+                  "left " * 50, "x" * 5000, "")
+
+
+def test_every_mathml_attribute_is_kept_only_by_its_kind_and_lengths_are_bounded():
+    from webapp.services import mathml_attributes as ma
+
+    for name in MATHML_ATTRIBUTES:
+        for value in HOSTILE_VALUES:
+            kept = ma.kept({name: value})
+            assert set(kept) <= set(ma.RULES), (name, value)
+            for written in kept.values():
+                assert len(written) <= 200 and "(" not in written and ":" not in written, (name, value)
+                for part in written.split():
+                    found = ma._LENGTH.fullmatch(part)
+                    if found:
+                        assert float(found[2]) <= ma.MAX_LENGTH[found[3] or ""], (name, value, written)
+    assert ma.kept({"linethickness": "9999em"}) == {"linethickness": "10em"}
+    assert ma.kept({"columnspacing": "0em 9999em", "rowspacing": "3pt", "framespacing": "9999pt 1ex"}) == \
+        {"columnspacing": "0em 10em", "rowspacing": "3pt", "framespacing": "120pt 1ex"}
+    assert ma.kept({"scriptlevel": "+99", "mathvariant": "bold", "style": "x"}) == {"scriptlevel": "+3",
+                                                                                   "mathvariant": "bold"}
+
+
+@pytest.mark.parametrize("formula", ["{a \\above 9999em b}", "\\genfrac(]{9999em}{0}{a}{b}", "\\raise 9999em x",
+                                     "\\rule{9999em}{9999em}", "\\kern9999em x", "\\mskip 99999mu x"])
+def test_hostile_sizes_in_tex_are_clamped_in_mathml(formula):
+    out = mathml(formula)
+    assert out and "9999" not in out, out
+    for name, number, unit in __import__("re").findall(r'(\w+)="[+-]?(\d+(?:\.\d+)?)(em|ex|px|pt|mu|%)"', out):
+        assert float(number) <= {"em": 10, "ex": 20, "px": 160, "pt": 120, "mu": 180, "%": 300}[unit], (name, out)

@@ -10,7 +10,7 @@ from flask import Flask
 from webapp.domain import Facet, FacetValue, SearchParams, SearchResult, Suggestion
 from webapp.headers_and_limits import rate_limit_spec
 from webapp.services.search_settings import search_config
-from webapp.views.facets import selected_filters
+from webapp.views.facets import selected_filters, unknown_filters
 from webapp.views.links import SearchLinks, suggestion_url
 
 CONFIG = search_config()
@@ -85,6 +85,28 @@ def test_filter_chips_are_labelled_in_the_ui_language():
         ("subarea", "Theory > Deep Learning", "理论 › 深度学习"), ("venue", "ICLR", "ICLR"), ("year", "2020", "2020"),
         ("year_from", "2019", "年份：2019 起")]
     assert selected_filters(result, CONFIG, "en")[-1] == ("year_from", "2019", "Year from 2019")
+
+
+def test_values_no_paper_has_are_left_out_of_every_link():
+    """Issue 53.6: the facets show every selected value some paper has; the others are in no link."""
+    theory = FacetValue(value="Theory", label="Theory", label_zh="理论", count=3, selected=True, children=[
+        FacetValue(value="Theory > Deep Learning", label="Deep Learning", label_zh="深度学习", count=1,
+                   selected=True)])
+    iclr = FacetValue(value="ICLR", label="ICLR", label_zh="ICLR", count=2, selected=True)
+    params = SearchParams(q="x", areas=["Theory", "Gone"], subareas=["Theory > Deep Learning", "Theory > Junk"],
+                          filters={"venue": ["ICLR", "v" * 300]})
+    result = SearchResult(params=params, total=1, took_ms=1, hits=[], page_count=1,
+                          facets=[Facet(name="topic", param="area", values=[theory]),
+                                  Facet(name="venue", param="venue", values=[iclr])])
+    unknown = unknown_filters(result, CONFIG)
+    assert unknown == {("area", "Gone"), ("subarea", "Theory > Junk"), ("venue", "v" * 300)}
+    link = SearchLinks("/", params, CONFIG, ignored=unknown)
+    kept = {"q": ["x"], "area": ["Theory"], "subarea": ["Theory > Deep Learning"], "venue": ["ICLR"]}
+    assert qs(link.page(2)) == kept | {"page": ["2"]} and qs(link.toggle("year", 2020)) == kept | {"year": ["2020"]}
+    assert qs(link.toggle("venue", "v" * 300)) == kept  # its chip's link: the page without it
+    assert link.ignores("venue", "v" * 300) and not link.ignores("venue", "ICLR")
+    assert ("venue", "v" * 300) not in link.hidden_filters()
+    assert unknown_filters(result.model_copy(update={"facets": []}), CONFIG) == frozenset()  # nothing read
 
 
 @pytest.mark.parametrize(("spec", "expected"), [

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, make_response, redirect, render_template, request, url_for
+from flask import Blueprint, abort, g, make_response, redirect, render_template, request, url_for
 
 from papersearch.taxonomy import TOPIC_SEPARATOR
 from webapp import caching, i18n
@@ -30,7 +30,9 @@ def topic_label(area: str, subarea: str | None = None) -> str | None:
 def search():
     config = search_config()
     result, status = controller.search(service(), request.args, request_args(), recorder(), "page", i18n.current())
-    links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang())
+    unknown = facets.unknown_filters(result, config)
+    setattr(g, i18n.IGNORED_ARGS, unknown)  # the language links leave them out too
+    links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang(), unknown)
     return render_template("search.html", result=result, links=links, config=config,
                            child_params=facets.child_params(config),
                            selected_filters=facets.selected_filters(result, config, i18n.current())), status
@@ -66,11 +68,13 @@ def author(name: str):
             abort(404)
         return render_template("author_people.html", name=name, people=people), people_status
     shown = found.result.params.model_copy(update={"sort": config.default_sort})  # the order is the page's own
-    links = SearchLinks(url_for("ui.author", name=name), shown, config, i18n.requested_lang())
+    unknown = facets.unknown_filters(found.result, config)
+    setattr(g, i18n.IGNORED_ARGS, unknown)
+    links = SearchLinks(url_for("ui.author", name=name), shown, config, i18n.requested_lang(), unknown)
     # The page's feed and export are the search author:"name" (the same person: author_names.py) with its words.
     named = f'author:"{name.replace(chr(34), " ")}" {shown.q}'.strip()
     list_links = SearchLinks(url_for("ui.search"), shown.model_copy(update={"q": named}), config,
-                             i18n.requested_lang())
+                             i18n.requested_lang(), unknown)
     return render_template("author.html", profile=found, result=found.result, links=links, config=config,
                            list_links=list_links,
                            child_params=facets.child_params(config),

@@ -1,11 +1,14 @@
 """A paper as a BibTeX entry: @inproceedings for a conference paper, @article for a journal article, else
 @misc (a preprint's or an untyped record's venue as howpublished).
 
-Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped, so
-a title like "Q&A at 50% cost_{fast}" prints as written, while TeX formulas (`$\\alpha$`) pass through as
-math. In the title, words a style must not lowercase (acronyms, mixed case, formulas: "VAE", "ImageNet",
-"$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. A DOI and an arXiv id (eprint,
-archiveprefix: biblatex's and natbib's fields) are written where the record has them. See DECISIONS.md D-051, D-106.
+Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped (braces as
+\\textbraceleft{}/\\textbraceright{}, so the only braces in a field are groups BibTeX counts as TeX does), so a
+title like "Q&A at 50% cost_{fast}" prints as written, while TeX formulas (`$\\alpha$`) pass through as math,
+through an allow-list of harmless TeX (bibtex_tex.py: no TeX that reads, writes or runs anything reaches a
+user's LaTeX run; DECISIONS.md D-185). In the title, words a style must not lowercase (acronyms, mixed case,
+formulas: "VAE", "ImageNet", "$\\alpha$TC-VAE") are brace-protected. An untitled record has no title field. A DOI
+and an arXiv id (eprint, archiveprefix: biblatex's and natbib's fields) are written where the record has them. See
+DECISIONS.md D-051, D-106.
 """
 
 from __future__ import annotations
@@ -15,14 +18,15 @@ import re
 from papersearch import markup, tex
 from papersearch.text import has_cjk, normalize_text
 from webapp.domain import Hit
+from webapp.serializers.bibtex_tex import safe_formula
 from webapp.serializers.citation_fields import citation_key, cited_abstract, cited_title, subject_terms
 
 MEDIA_TYPE = "application/x-bibtex; charset=utf-8"
 EXTENSION = "bib"
 
 _SPECIAL = {
-    "\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
-    "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}", "{": r"\textbraceleft{}", "}": r"\textbraceright{}", "&": r"\&", "%": r"\%",
+    "$": r"\$", "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
 }
 _SPECIAL_RE = re.compile("|".join(re.escape(c) for c in _SPECIAL))
 _LATER_CAPITAL = re.compile(r".\S*?[A-Z]")  # an upper-case letter after a word's first character
@@ -39,7 +43,7 @@ def _literal(text: str) -> str:
 def escape(text: str) -> str:
     """LaTeX's special characters as literal text, formulas as math, markup as TeX (\\emph{…}, \\textbf{…} for
     Markdown's **…**, \\url{…}, \\cite{…}: papersearch/markup.py); everything else (accents, Chinese) unchanged.
-    A formula with an unbalanced brace is escaped as text (it would break the entry)."""
+    A formula whose groups do not balance is escaped as text (it would break the entry)."""
     text = normalize_text(text)
     if not markup.may_have_markup(text):
         return _literal(text)
@@ -53,7 +57,7 @@ def _piece(piece: markup.Piece) -> str:
     if piece.kind == "text":
         return _literal(piece.written)
     if piece.span is not None:
-        return _formula(piece.written) if _balanced(piece.span.tex) else _literal(piece.written)
+        return _formula(piece.written, piece.span.tex)
     if piece.kind == "url":
         return f"\\url{{{url(piece.inner)}}}"
     if piece.kind == "cite":
@@ -61,29 +65,24 @@ def _piece(piece: markup.Piece) -> str:
     return f"{piece.command}{{{_literal(piece.inner)}}}"
 
 
-def _formula(written: str) -> str:
-    """A formula as math, without the TeX that reads or writes files or runs commands (tex.safe_tex); still
-    balanced (the dropped commands are words, never braces)."""
-    return tex.safe_tex(written)
+def _formula(written: str, formula: str) -> str:
+    """A formula as math, its delimiters as written and its TeX through the allow-list (bibtex_tex.py); as text when
+    its groups do not balance."""
+    kept = safe_formula(formula)
+    if kept is None:
+        return _literal(written)
+    at = written.index(formula)
+    return written[:at] + kept + written[at + len(formula):]
 
 
-_URL_UNSAFE = re.compile(r"[{}\\\s\"]")
+_URL_UNSAFE = re.compile(r"[{}\\\s\"^]")
 
 
 def url(value: str) -> str:
-    """A URL as a field value: braces, backslashes, spaces and quotes percent-encoded, so a URL cannot close its
-    field or the entry (`…}}@misc{injected,…` stays one entry); % stays (a URL's own escapes)."""
+    """A URL as a field value: braces, backslashes, spaces, quotes and carets percent-encoded, so a URL cannot close
+    its field or the entry (`…}}@misc{injected,…` stays one entry) nor spell TeX in `^^` notation; % stays (a URL's
+    own escapes)."""
     return _URL_UNSAFE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode()), normalize_text(value))
-
-
-def _balanced(formula: str) -> bool:
-    depth = 0
-    for i, c in enumerate(formula):
-        if c in "{}" and (i == 0 or formula[i - 1] != "\\"):
-            depth += 1 if c == "{" else -1
-            if depth < 0:
-                return False
-    return depth == 0
 
 
 def title(text: str) -> str:

@@ -2,7 +2,8 @@
 
 latex2mathml turns each formula into MathML on the server (no script, no CDN). Its output is not trusted as
 is (it copies `\\text{<b>}` through verbatim): it is parsed, and only MathML elements and attributes of an
-allow-list are written back, every text escaped; a formula that does not convert or parse stays as its
+allow-list are written back, every text escaped, every attribute's value read by its kind and lengths clamped
+(mathml_attributes.py); a formula that does not convert or parse stays as its
 escaped TeX. A highlight fragment (escaped text with our <mark> tags) is turned back into text and marks,
 cut formulas are completed from the field's text, and a formula with a marked character is marked whole,
 so a <mark> never lands inside MathML. See DECISIONS.md D-106.
@@ -19,18 +20,13 @@ from latex2mathml.converter import convert
 from markupsafe import escape
 
 from papersearch import markup, tex
+from webapp.services import mathml_attributes
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ELEMENTS = frozenset((
     "math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub", "msubsup", "mfrac", "msqrt",
     "mroot", "mover", "munder", "munderover", "mstyle", "mtable", "mtr", "mtd", "menclose", "mpadded",
     "mphantom", "merror", "semantics", "annotation", "mmultiscripts", "mprescripts", "none",
-))
-_ATTRIBUTES = frozenset((
-    "display", "mathvariant", "stretchy", "fence", "separator", "lspace", "rspace", "accent", "accentunder",
-    "width", "height", "depth", "columnalign", "columnspacing", "rowspacing", "columnlines", "rowlines",
-    "frame", "framespacing", "notation", "displaystyle", "scriptlevel", "linethickness", "minsize", "maxsize",
-    "movablelimits", "symmetric", "largeop", "form", "encoding",
 ))
 _LONE_AMPERSAND = re.compile(r"&(?!#x?[0-9a-fA-F]+;|[a-zA-Z]+;)")
 _MARK = re.compile(r"(</?mark>)")
@@ -42,21 +38,6 @@ MAX_DEPTH = 16  # nested braces
 MAX_CELLS = 64  # & and \\ in one formula (matrices)
 MAX_FORMULA = 300  # characters of TeX converted
 MAX_FIELD_MATHML = 60_000
-# Dimension attributes (\hspace{100000em} is <mspace width="100000em">): kept only when modest.
-_DIMENSIONS = frozenset(("width", "height", "depth", "lspace", "rspace", "minsize", "maxsize", "voffset"))
-_DIMENSION = re.compile(r"(-?\d*\.?\d+)\s*(em|ex|px|pt|mu|%)?")
-_LIMITS = {"em": 10, "ex": 20, "px": 160, "pt": 120, "mu": 180, "%": 300, None: 10}
-
-
-def _modest(name: str, value: str) -> bool:
-    """Whether an attribute may stay: any allowed one but a dimension, a dimension within _LIMITS (or named,
-    "thinmathspace")."""
-    if name not in _DIMENSIONS:
-        return True
-    found = _DIMENSION.fullmatch(value.strip())
-    if not found:
-        return value.strip().isalpha()
-    return abs(float(found[1])) <= _LIMITS[found[2]]
 
 
 def _bounded(formula: str) -> bool:
@@ -75,7 +56,7 @@ def _clean(element: ET.Element) -> ET.Element | None:
     name = element.tag.rsplit("}", 1)[-1]
     if name not in _ELEMENTS:
         return None
-    out = ET.Element(name, {k: v for k, v in element.attrib.items() if k in _ATTRIBUTES and _modest(k, v)})
+    out = ET.Element(name, mathml_attributes.kept(element.attrib))
     out.text = element.text
     for child in element:
         kept = _clean(child)

@@ -45,6 +45,22 @@ def selected_filters(result: SearchResult, config: WebSearchConfig, lang: str) -
     return out
 
 
+def unknown_filters(result: SearchResult, config: WebSearchConfig) -> frozenset[tuple[str, str]]:
+    """(param, value) of every selected filter value no paper of the index has: the facets show a selected value
+    whenever some paper has it (facet_queries.known_values), so a selected value missing from them is unknown.
+    Links leave these out (SearchLinks.ignored; issue 53.6, DECISIONS.md D-187)."""
+    if not result.facets:  # none read: nothing is known either way
+        return frozenset()
+    children = child_params(config)
+    shown: set[tuple[str, str]] = set()
+    for facet in result.facets:
+        for v in facet.values:
+            shown.add((facet.param, v.value))
+            shown.update((children.get(facet.name, facet.param), c.value) for c in v.children)
+    return frozenset((param, v) for f in config.facets for param, v, _ in f.selections(result.params)
+                     if (param, v) not in shown)
+
+
 @dataclass(frozen=True)
 class ChartBar:
     """A bar as the chart shows it: its height step, where choosing it leads, and what that does: show only

@@ -1,6 +1,8 @@
 """Links that carry the whole search state in the URL, so pages can be shared and Back works.
 
-Any change to the query or the filters resets the page to 1; only `page()` keeps the rest as is.
+Any change to the query or the filters resets the page to 1; only `page()` keeps the rest as is. A selected filter
+value no paper of the index has (`ignored`: views/facets.py unknown_filters) is left out of every link, so a URL
+full of junk values is not copied into each of a page's links (issue 53.6, DECISIONS.md D-187).
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ DESCRIPTION_LIMIT = 160  # characters of a paper page's meta description (what r
 
 
 class SearchLinks:
-    def __init__(self, base: str, params: SearchParams, config: WebSearchConfig, lang: str | None = None) -> None:
+    def __init__(self, base: str, params: SearchParams, config: WebSearchConfig, lang: str | None = None,
+                 ignored: frozenset[tuple[str, str]] = frozenset()) -> None:
         self.base = base
         self.params = params
+        self.ignored = ignored  # (URL parameter, value) selected but unknown to the index: in no link
         self.default_sort = config.default_sort
         self.default_size = config.default_page_size
         self.lang = lang  # only when the request carried ?lang=, so a shared link shows the same language
@@ -41,7 +45,11 @@ class SearchLinks:
         pairs += [("subarea", s) for s in (p.subareas if subareas is None else subareas)]
         pairs += [(param, v) for param in self.terms_params for v in filters.get(param, [])]
         pairs += [(param, ranges[param]) for param in self.range_params if param in ranges]
-        return pairs
+        return [(k, v) for k, v in pairs if (k, v) not in self.ignored] if self.ignored else pairs
+
+    def ignores(self, param: str, value: str | int) -> bool:
+        """Whether a selected value is left out of links (no paper of the index has it)."""
+        return (param, str(value)) in self.ignored
 
     def hidden_filters(self, *without: str) -> list[tuple[str, str | int]]:
         """The current filters as form fields, except the parameters named (the ones a form sets itself)."""
