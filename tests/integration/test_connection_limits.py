@@ -108,4 +108,6 @@ def test_a_trickled_body_is_cut_after_the_whole_request_deadline(server):
     # A body sent at once is not affected.
     sent = requests.post(base + "/api/events", data=body, headers={"Content-Type": "application/json"}, timeout=10)
     assert sent.status_code not in (408, 500), sent.text
+    css = requests.get(base + "/static/style.css", headers={"Accept-Encoding": "identity"}, timeout=10)  # sendfile
+    assert css.status_code == 200 and len(css.content) == int(css.headers["Content-Length"]) > 1000
     assert "Traceback" not in log.read_text()
