@@ -56,7 +56,7 @@ forwarded_allow_ips = ""
 # Each worker counts its own connections: one address may hold PAPERSEARCH_CONNECTIONS_PER_ADDRESS in every worker
 # (keep it well under worker_connections). Behind trusted proxies there is no cap here: every connection comes from
 # the proxy, which caps per client address itself (docker/haproxy.cfg).
-server.SiteWorker.limits = server.limits(_settings)
+server.SiteWorker.configured = server.limits(_settings)
 
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
 # A second address that serves /metrics alone, to whoever reaches it (webapp/metrics.py; docs/operations.md).

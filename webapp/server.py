@@ -134,11 +134,12 @@ def uri_too_long_response() -> bytes:
 
 
 class SiteWorker(GeventWorker):
-    # Set by config/gunicorn.conf.py from the settings (`limits`); these defaults are the settings' own.
-    limits = Limits(per_address=200, request_timeout=20.0)
+    # Set by config/gunicorn.conf.py (`limits` of its settings); under another config read from the settings here.
+    configured: Limits | None = None
 
     def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(*args, **kwargs)
+        self.limits = self.configured or limits(Settings())
         # Each worker counts its own connections (the master does not see them): an address may hold up to
         # per_address in every worker. Greenlets of one thread: no lock needed.
         self.open_by_address: Counter[str] = Counter()

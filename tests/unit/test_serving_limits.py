@@ -22,16 +22,15 @@ def test_the_cap_is_off_behind_trusted_proxies() -> None:
     # Behind a proxy every connection is the proxy's: a cap here would throttle it (the proxy caps per address).
     proxied = Settings(PAPERSEARCH_CONNECTIONS_PER_ADDRESS=50, PAPERSEARCH_TRUSTED_PROXIES=1)
     assert server.limits(proxied).per_address == 0
-    assert server.SiteWorker.limits == server.limits(Settings())  # the class's defaults are the settings'
 
 
 def test_gunicorn_conf_gives_the_worker_its_limits(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAPERSEARCH_METRICS", "off")  # no metrics directory made by the config
     monkeypatch.setenv("PAPERSEARCH_CONNECTIONS_PER_ADDRESS", "33")
     monkeypatch.setenv("PAPERSEARCH_REQUEST_TIMEOUT", "9")
-    monkeypatch.setattr(server.SiteWorker, "limits", server.SiteWorker.limits)  # restored afterwards
+    monkeypatch.setattr(server.SiteWorker, "configured", None)  # restored afterwards
     runpy.run_path(str(ROOT / "config" / "gunicorn.conf.py"))
-    assert server.SiteWorker.limits == server.Limits(per_address=33, request_timeout=9.0)
+    assert server.SiteWorker.configured == server.Limits(per_address=33, request_timeout=9.0)
 
 
 def test_a_requests_receives_share_one_deadline() -> None:
