@@ -52,6 +52,12 @@ access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 # no proxy was trusted (DECISIONS.md D-116).
 forwarded_allow_ips = ""
 
+# --- per-address connections and the whole-request deadline (webapp/server.py; DECISIONS.md D-191, D-192) ------
+# Each worker counts its own connections: one address may hold PAPERSEARCH_CONNECTIONS_PER_ADDRESS in every worker
+# (keep it well under worker_connections). Behind trusted proxies there is no cap here: every connection comes from
+# the proxy, which caps per client address itself (docker/haproxy.cfg).
+server.SiteWorker.configured = server.limits(_settings)
+
 # --- metrics and log lines (docs/operations.md "Metrics" and "Logs") -----------------------------------
 # A second address that serves /metrics alone, to whoever reaches it (webapp/metrics.py; docs/operations.md).
 if _settings.metrics and _settings.metrics_bind:

@@ -89,6 +89,12 @@ class Settings(BaseSettings):
     # The one setting of trust in forwarded headers (X-Forwarded-For, -Proto), for the app and gunicorn alike:
     # gunicorn trusts none itself (config/gunicorn.conf.py), the app this many proxies' (webapp/headers_and_limits.py).
     trusted_proxies: int = Field(default=0, ge=0, validation_alias="PAPERSEARCH_TRUSTED_PROXIES")
+    # The webapp's own serving (webapp/server.py, set by config/gunicorn.conf.py): connections one client address
+    # may hold open in each gunicorn worker (past it: 429 and closed; 0: no cap; none behind trusted proxies, which
+    # cap per address themselves), and the seconds a request may take to arrive, from its first byte to the last of
+    # its body (past it: 408). A campus behind one NAT address stays far below 200 open connections per worker.
+    connections_per_address: int = Field(default=200, ge=0, validation_alias="PAPERSEARCH_CONNECTIONS_PER_ADDRESS")
+    request_timeout: float = Field(default=20.0, gt=0, validation_alias="PAPERSEARCH_REQUEST_TIMEOUT")
     # gunicorn's address (config/gunicorn.conf.py reads it here): host:port, [v6]:port, unix:/path or fd://N.
     bind: str = Field(default=DEFAULT_BIND, validation_alias="PAPERSEARCH_BIND", min_length=1)
     # The site's address as its visitors see it: every absolute URL (feeds, sitemaps, OpenSearch, JSON-LD,

@@ -4,6 +4,8 @@ here). A route that sets Cache-Control itself keeps its own.
 
 Responses vary by language (Vary: Accept-Language, Cookie; webapp/i18n.py) and never by Host: every absolute
 URL comes from the public address (webapp/site.py). Errors, redirects and anything per visitor are not stored.
+A response that sets a cookie is never one a shared cache may keep: its `public` becomes `private` (the same
+lifetime, in the visitor's browser only), or a shared cache would hand that cookie to everyone (DECISIONS.md D-190).
 Static files are linked with their content's digest (?v=…), so a shared cache (the Docker stack's proxy) and
 browsers keep them for a year and a new release is fetched at once.
 """
@@ -59,6 +61,19 @@ def policy(endpoint: str | None, status: int) -> str:
     return POLICY.get(endpoint or "", NO_STORE)
 
 
+def shared(cache_control: str) -> bool:
+    """Whether a shared cache (the proxy, a CDN) may store a response with this Cache-Control."""
+    words = {word.strip().split("=", 1)[0] for word in cache_control.lower().split(",")}
+    return bool(words & {"public", "s-maxage"}) and not words & {"private", "no-store"}
+
+
+def for_one_visitor(cache_control: str) -> str:
+    """The same lifetime for the visitor's browser alone: `public` and `s-maxage` give way to `private`."""
+    kept = [word.strip() for word in cache_control.split(",")
+            if word.strip() and word.strip().lower().split("=", 1)[0] not in ("public", "s-maxage")]
+    return ", ".join(["private", *kept])
+
+
 @lru_cache(maxsize=64)
 def _digest(path: Path) -> str | None:
     """The first 12 hex digits of a static file's SHA-256 (read once per process: files change with a release)."""
@@ -86,4 +101,6 @@ def init_app(app: Flask) -> None:
             response.headers.pop("Expires", None)  # Flask's, for its own hour
         if value and "Cache-Control" not in response.headers:
             response.headers["Cache-Control"] = value
+        if "Set-Cookie" in response.headers and shared(response.headers.get("Cache-Control", "")):
+            response.headers["Cache-Control"] = for_one_visitor(response.headers["Cache-Control"])
         return response

@@ -1,4 +1,4 @@
-"""UI language: ?lang= (remembered in a cookie), else the cookie, else Accept-Language; default English.
+"""UI language: ?lang= (on a page, remembered in a cookie), else the cookie, else Accept-Language; default English.
 
 Every visible string lives in translations/<lang>.json; templates call t("key", name=value).
 """
@@ -81,7 +81,10 @@ def init_app(app: Flask) -> None:
         if request.endpoint == "static":  # the same file in every language: one copy in shared caches
             return response
         explicit = requested_lang()
-        if explicit and request.cookies.get(COOKIE) != explicit:
+        # Remembered from pages a browser shows, never from an API answer, feed, export or robots.txt: those stay
+        # in shared caches, and a page that sets the cookie is made private by webapp/caching.py (issue 53.8,
+        # DECISIONS.md D-190).
+        if explicit and request.cookies.get(COOKIE) != explicit and response.mimetype == "text/html":
             # Secure when the request came over HTTPS (the proxy's X-Forwarded-Proto, trusted) or the site's public
             # address is https: the cookie is then never sent in the clear (issue 45.11).
             secure = request.is_secure or current_app.config.get("PUBLIC_URL", "").startswith("https:")

@@ -149,6 +149,8 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                                            "Error"),
                               "403": _body("A well-formed event whose query_id this site never signed (forged, "
                                            "altered, or another site's)", "Error"),
+                              "408": _body("The body had not all arrived when the request's deadline passed "
+                                           "(PAPERSEARCH_REQUEST_TIMEOUT from its first byte)", "Error"),
                               **server_limits, "415": _body("Not sent as application/json", "Error"),
                               "429": limited}}},
             "/metrics": {"get": {

@@ -19,6 +19,7 @@ from support import ROOT, SAMPLE, loaded_alias
 
 from indexer.querylog.report import build
 from webapp import caching, create_app
+from webapp.caching import shared
 from webapp.services.query_parser import parse_query
 
 PUBLIC = "https://papers.example.org"
@@ -70,6 +71,32 @@ def test_the_language_cookie_is_secure_under_https(cluster, web_alias, public_ap
     assert "Secure" in public_app.test_client().get("/?lang=zh").headers[cookie]  # an https public address
     over_http = plain.test_client().get("/?lang=zh").headers[cookie]
     assert "lang=zh" in over_http and "Secure" not in over_http  # plain HTTP on localhost: a Secure one is lost
+
+
+def test_no_cookie_on_what_a_shared_cache_may_keep(client):
+    """Issue 53.8: `?lang=zh` set the language cookie on `public` answers, so a shared cache could hand one visitor's
+    cookie (and language) to everyone. The cookie is remembered from pages only, and a page that sets it is private."""
+    paper = client.get("/api/search?q=learning").get_json()["hits"][0]["id"]
+    public = [f"/paper/{paper}", f"/api/papers/{paper}", "/feed?q=learning", "/api/export?limit=2",
+              "/author/Ada%20Lovelace", "/topic/deep-learning", "/api/suggest?q=lea", "/robots.txt",
+              "/api/opensearch/suggest?q=lea", f"/api/papers/{paper}/citation", "/opensearch.xml", "/sitemap.xml"]
+    for path in public:
+        client.delete_cookie("lang")
+        plain = client.get(path)
+        assert plain.status_code == 200 and shared(plain.headers["Cache-Control"]), path  # public without ?lang=
+        answer = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
+        assert answer.status_code == 200, path
+        stored = shared(answer.headers.get("Cache-Control", ""))
+        assert not (stored and answer.headers.getlist("Set-Cookie")), (path, answer.headers)
+        if answer.mimetype == "text/html":  # a page remembers the language asked for, privately
+            assert "lang=zh" in answer.headers["Set-Cookie"] and not stored, path
+        else:  # an API answer, a feed, a file: in the language asked for, still shared, no cookie
+            assert stored and "Set-Cookie" not in answer.headers, path
+        # With the cookie already set the page is the same for everyone who sends it: shared again, keyed on it.
+        again = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
+        assert "Set-Cookie" not in again.headers and shared(again.headers["Cache-Control"]), path
+        assert "Cookie" in again.headers["Vary"], path
+    client.delete_cookie("lang")
 
 
 def test_every_route_says_how_it_may_be_cached(app, client):

@@ -228,6 +228,28 @@ def test_proxy_and_redis_services() -> None:
     assert "option http-buffer-request" in config
 
 
+def test_the_proxy_caps_connections_per_client_address() -> None:
+    """Issue 53.9: HAProxy had only a global maxconn, so one address with 2,100 idle connections could take it.
+    Now a stick-table counts each address's open connections and connection rate, and refuses past both limits,
+    before a request is read; a trusted outer proxy (many visitors behind one address) is let through uncounted."""
+    config = (ROOT / "docker" / "haproxy.cfg").read_text()
+    frontend = config.split("\nfrontend web\n", 1)[1].split("\nbackend ", 1)[0]
+    lines = [line.strip() for line in frontend.splitlines() if line.strip() and not line.strip().startswith("#")]
+    table = next(line for line in lines if line.startswith("stick-table "))
+    assert "type ipv6" in table and "conn_cur" in table and "conn_rate(" in table  # IPv4 clients map into ipv6
+    track = lines.index("tcp-request connection track-sc0 src")
+    reject = next(i for i, line in enumerate(lines) if line.startswith("tcp-request connection reject if "))
+    limits = re.findall(r"\{ (sc0_conn_cur|sc0_conn_rate) gt (\d+) \}", lines[reject])
+    assert track < reject and {name for name, _ in limits} == {"sc0_conn_cur", "sc0_conn_rate"}
+    assert 50 <= int(dict(limits)["sc0_conn_cur"]) < 4096  # below the global maxconn, above a NAT'd campus
+    # Outer proxies: accepted (which ends the connection rules) before they could be tracked; the acl they use is
+    # declared before its first use.
+    accept = lines.index("tcp-request connection accept if outer_proxy")
+    assert lines.index('acl outer_proxy src "${PAPERSEARCH_OUTER_PROXIES[*]}"') < accept < track
+    # Connection rules come before any http-request rule (HAProxy runs them first whatever the order; written so).
+    assert reject < min(i for i, line in enumerate(lines) if line.startswith("http-request "))
+
+
 def test_secrets_reach_containers_as_files_only() -> None:
     declared = load_yaml(COMPOSE)["secrets"]
     assert declared == {name: {"environment": name} for name in ("ELASTIC_PASSWORD", "ES_PASSWORD", "ES_WEB_PASSWORD")}
