@@ -21,6 +21,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
@@ -157,7 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     ensure_node()
     papers = ensure_loaded(ALIAS, [ensure_corpus(args.size, log=log)], reload=False)
-    results = {"command": "python -m bench.attacker_share " + " ".join(argv or []), "label": args.label,
+    command = ["python -m bench.attacker_share", *(sys.argv[1:] if argv is None else argv)]
+    results = {"command": " ".join(command), "label": args.label,
                "root": str(args.root), "started": datetime.now(UTC).isoformat(timespec="seconds"),
                "machine": machine(), "papers": papers, "costly_query": costly_query()}
     with Server(args.root.resolve()) as server:
