@@ -1,10 +1,13 @@
-"""What one client sending costly searches takes from everyone else (issue 45.2): plain searches' latency
-alone, then while an attacker sends the probe's query (Chinese concept names filling the clause bound,
-size=100) over several connections, against one gunicorn at the default rate limit (120/minute, memory://).
+"""What one client sending costly searches takes from everyone else (issues 45.2, 53.2): plain searches' latency
+alone, then while an attacker sends the probe's query (Chinese concept names filling the clause bound) over
+several connections to one route, against one gunicorn at the default rate limit (120/minute, memory://).
 
     .venv/bin/python -m bench.attacker_share [--root DIR] [--label NAME] [--seconds 20] [--size 13033]
-                                              [--attackers 4] [--plain 2]
+                                              [--attackers 4] [--plain 2] [--routes search,export,feed,author]
 
+--routes: where the attacker sends the query, one attacked phase each (a minute apart, so each starts with a
+full window): `search` /api/search with size=100, `export` /api/export?format=csv&limit=1, `feed` /feed,
+`author` an author page (/author/<the first author of a plain search's first hit>?q=…).
 --root runs the webapp of another checkout (e.g. a worktree of the commit before the fix) on the same node
 and corpus: run once with it ("before") and once without ("after"). Every client has its own address
 (X-Forwarded-For, PAPERSEARCH_TRUSTED_PROXIES=1), so the limiter counts each apart as it would real visitors.
@@ -18,10 +21,12 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import requests
 
@@ -48,9 +53,10 @@ def costly_query(max_clauses: int = 32) -> str:
         if line.startswith("#") or len(row) < 4 or not row[3]:
             continue
         try:
-            if len(parse_query(" ".join([*names, row[3].split("|")[0]])).clauses) > max_clauses:
-                break
+            parsed = parse_query(" ".join([*names, row[3].split("|")[0]]))
         except BadQuery:
+            break
+        if parsed.cut or len(parsed.clauses) > max_clauses:  # a longer query is searched cut (DECISIONS.md D-168)
             break
         names.append(row[3].split("|")[0])
     return " ".join(names)
@@ -82,23 +88,39 @@ class Server:
         self.proc.wait(timeout=30)
 
 
-def run_clients(url: str, plain: int, attackers: int, seconds: float) -> dict:
+def attack(url: str, route: str) -> tuple[str, dict]:
+    """The attacker's path and parameters on a route."""
+    q = costly_query()
+    if route == "search":
+        return "/api/search", {"q": q, "size": 100}
+    if route == "export":
+        return "/api/export", {"format": "csv", "limit": 1, "q": q}
+    if route == "feed":
+        return "/feed", {"q": q}
+    if route == "author":
+        hit = requests.get(f"{url}/api/search", params={"q": "learning", "size": 1}, timeout=30).json()["hits"][0]
+        return f"/author/{quote(hit['authors'][0])}", {"q": q}
+    raise ValueError(f"unknown route {route!r}")
+
+
+def run_clients(url: str, plain: int, attackers: int, seconds: float, route: str = "search") -> dict:
     stop = time.monotonic() + seconds
     plain_ms: list[float] = []
     codes: dict[str, dict[int, int]] = {"plain": {}, "attacker": {}}
     lock = threading.Lock()
-    costly = {"q": costly_query(), "size": 100}
+    costly_path, costly = attack(url, route)
 
     def client(kind: str, address: str, n: int) -> None:
         s = requests.Session()
         s.headers["X-Forwarded-For"] = address
         i = n
         while time.monotonic() < stop:
-            params = costly if kind == "attacker" else {"q": PLAIN[i % len(PLAIN)], "page": 1 + i % 3}
+            path, params = ((costly_path, costly) if kind == "attacker"
+                            else ("/api/search", {"q": PLAIN[i % len(PLAIN)], "page": 1 + i % 3}))
             i += 1
             start = time.perf_counter()
             try:
-                status = s.get(f"{url}/api/search", params=params, timeout=30).status_code
+                status = s.get(f"{url}{path}", params=params, timeout=30).status_code
             except requests.RequestException:
                 status = 0
             elapsed = 1000 * (time.perf_counter() - start)
@@ -132,19 +154,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=13033)
     parser.add_argument("--attackers", type=int, default=4)
     parser.add_argument("--plain", type=int, default=2)
+    parser.add_argument("--routes", default="search", help="comma-separated: search, export, feed, author")
     args = parser.parse_args(argv)
     ensure_node()
     papers = ensure_loaded(ALIAS, [ensure_corpus(args.size, log=log)], reload=False)
-    results = {"command": "python -m bench.attacker_share " + " ".join(argv or []), "label": args.label,
+    command = ["python -m bench.attacker_share", *(sys.argv[1:] if argv is None else argv)]
+    results = {"command": " ".join(command), "label": args.label,
                "root": str(args.root), "started": datetime.now(UTC).isoformat(timespec="seconds"),
                "machine": machine(), "papers": papers, "costly_query": costly_query()}
     with Server(args.root.resolve()) as server:
         requests.get(f"{server.url}/api/search", params={"q": "warm up"}, timeout=30)
         results["alone"] = run_clients(server.url, args.plain, 0, args.seconds)
         log(f"alone: {results['alone']}")
-        time.sleep(61)  # the attacker starts with a full window, the plain clients with an empty one
-        results["attacked"] = run_clients(server.url, args.plain, args.attackers, args.seconds)
-        log(f"attacked: {results['attacked']}")
+        for route in args.routes.split(","):
+            time.sleep(61)  # the attacker starts with a full window, the plain clients with an empty one
+            key = "attacked" if route == "search" else f"attacked_{route}"
+            results[key] = run_clients(server.url, args.plain, args.attackers, args.seconds, route)
+            log(f"{key}: {results[key]}")
     results["machine"]["loadavg_at_end"] = os.getloadavg()
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")

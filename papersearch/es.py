@@ -2,7 +2,8 @@
 
 With several nodes (ES_URL="http://a:9200,http://b:9200,…", or the local cluster) elasticsearch-py's
 node pool spreads requests round-robin and, when a connection fails, marks that node dead (back-off
-doubling from 1 s up to 30 s) and retries the request on another node.
+doubling from 1 s up to 30 s) and retries the request on another node. The only node is never marked
+dead (`NodePool` below).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Literal
 
+from elastic_transport import BaseNode, NodePool
 from elasticsearch import Elasticsearch, OrjsonSerializer
 
 from papersearch.settings import Settings, get_settings
@@ -27,6 +29,7 @@ def make_client(role: Role = "indexer", settings: Settings | None = None, **over
         "request_timeout": settings.es_request_timeout,
         "dead_node_backoff_factor": 1.0,
         "max_dead_node_backoff": 30.0,
+        "node_pool_class": LoneNodeKept,
         **_retries(role, len(urls)),
         **auth,
     }
@@ -35,6 +38,16 @@ def make_client(role: Role = "indexer", settings: Settings | None = None, **over
     kwargs.update(overrides)
     _one_line_transport_warnings()
     return Elasticsearch(urls, **kwargs)
+
+
+class LoneNodeKept(NodePool):
+    """elastic-transport's pool, but the only node is never marked dead: with nowhere else to send a request,
+    a back-off changes nothing but the log, which then read as an outage of up to 30 s each time a costly
+    query outlived its page's time budget (issue 53.2, DECISIONS.md D-184). Several nodes: as before (D-040)."""
+
+    def mark_dead(self, node: BaseNode, _now: float | None = None) -> None:
+        if len(self) > 1:
+            super().mark_dead(node, _now)
 
 
 def _retries(role: Role, nodes: int) -> dict:

@@ -1,11 +1,12 @@
 """Security headers on every response, and per-client rate limiting with Flask-Limiter.
 
-The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one moving window per client
-IP over every page and API route, each request weighed by its cost (WEIGHTS: an export, a sitemap or a feed
-counts as the searches it makes); static files, /healthz and /metrics are exempt. Counts live in
-PAPERSEARCH_RATE_LIMIT_STORAGE: `memory://` counts per gunicorn worker, `redis://host:6379` once for all
-workers and hosts (see DECISIONS.md D-024). Behind a reverse proxy set
-PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
+The limit (PAPERSEARCH_RATE_LIMIT, e.g. "120/minute"; "off" disables) is one moving window per client IP over
+every page and API route, each request weighed by its cost: a route that runs a visitor's query by the searches
+it sends, each at the plan's price, at least the route's own weight (WEIGHTS: an export, a sitemap or a feed
+counts as the searches it makes); one client's requests running at once are capped by their cost too
+(Concurrency). Static files, /healthz and /metrics are exempt. Counts live in PAPERSEARCH_RATE_LIMIT_STORAGE:
+`memory://` counts per gunicorn worker, `redis://host:6379` once for all workers and hosts (see DECISIONS.md
+D-024). Behind a reverse proxy set PAPERSEARCH_TRUSTED_PROXIES so the client IP is taken from X-Forwarded-For.
 """
 
 from __future__ import annotations
@@ -15,12 +16,15 @@ import threading
 import time
 from collections.abc import Callable
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 from flask_limiter import Limiter, RateLimitExceeded
 from flask_limiter.util import get_remote_address
 from limits import parse_many
 
+from webapp import routes
 from webapp.controllers.list_params import EXPORT_MAX
+from webapp.controllers.params import ParamError
+from webapp.domain import BadQuery
 
 RATE_LIMIT_ENV = "PAPERSEARCH_RATE_LIMIT"  # named in error messages; read by papersearch.settings
 # Never throttled, matched by endpoint (not by a path prefix: /metricsX or /healthz/.. are ordinary unknown URLs
@@ -52,42 +56,51 @@ HEADERS = {
 
 
 # What one request of a route costs in the limit, in searches: a list route does the work of many (DECISIONS.md
-# D-123). An export weighs in proportion to the papers it asks for.
+# D-123). An export weighs in proportion to the papers it asks for. A route that runs a visitor's query weighs at
+# least the searches it sends, each at the plan's price (routes.ASKED, DECISIONS.md D-182).
 WEIGHTS = {"exports.export": 40, "crawlers.sitemap_xml": 40, "crawlers.sitemap_file": 40, "feeds.feed": 4}
 EXPORT_ENDPOINT = "exports.export"
-
-
-SEARCH_ENDPOINTS = {"ui.search": "page", "api.search": "api"}  # weighed by what their plan will send
+# Look-ups besides a query that one client's cap on what runs at once covers too (one unit each): a paper page with
+# its similar papers, completions, a topic page.
+LOOK_UPS = frozenset({"ui.paper", "api.paper", "api.suggest", "feeds.opensearch_suggestions", "ui.topic"})
 
 
 def cost() -> int:
-    """This request's weight in the rate limit: a search by its clauses, concepts and size (config query_cost,
-    webapp/services/plan.py cost()); a page or a paper 1."""
-    if request.endpoint in SEARCH_ENDPOINTS:
-        return _search_cost(SEARCH_ENDPOINTS[request.endpoint])
-    weight = WEIGHTS.get(request.endpoint or "", 1)
-    if request.endpoint == EXPORT_ENDPOINT:
-        limit = request.args.get("limit", "")
-        asked = int(limit) if limit.isdigit() and 0 < int(limit) <= EXPORT_MAX else EXPORT_MAX
-        weight = max(1, math.ceil(weight * asked / EXPORT_MAX))
-    return weight
+    """This request's weight in the rate limit: a route that runs a visitor's query (routes.ASKED) by its searches,
+    each by its clauses, concepts and size (config query_cost, webapp/services/plan.py cost()), at least the
+    route's own weight (WEIGHTS); any other page 1 (a sitemap its weight)."""
+    endpoint = request.endpoint or ""
+    weight = WEIGHTS.get(endpoint, 1)
+    if endpoint not in routes.ASKED:
+        return weight
+    try:
+        asked = routes.asked()
+    except (ParamError, BadQuery):
+        return 1  # answered 400 without searching
+    if endpoint == EXPORT_ENDPOINT:
+        weight = max(1, math.ceil(weight * asked.limit / EXPORT_MAX))
+    return max(weight, asked.price)
 
 
-def _search_cost(source: str) -> int:
-    from webapp.controllers import search as controller  # the app's controllers, once the app is built
-
-    cached = g.get("search_cost")
-    if cached is None:  # Flask-Limiter asks once per limit and again for the window: parse once
-        extensions = current_app.extensions
-        cached = g.search_cost = controller.cost(extensions["search_service"], request.args,
-                                                 extensions["request_args"], source)  # type: ignore[arg-type]
-    return cached
+def _running_units() -> int | None:
+    """What this request holds of its client's cap while it runs: one search's units (a route's searches run one
+    after another); None when the route is not capped, or is answered 400 without searching."""
+    endpoint = request.endpoint or ""
+    if endpoint in LOOK_UPS:
+        return 1
+    if endpoint not in routes.ASKED:
+        return None
+    try:
+        return routes.asked().units
+    except (ParamError, BadQuery):
+        return None
 
 
 class Concurrency:
-    """At most `cap` cost units (plan.cost) of one client's (IP's) searches at once in this process, one search
-    always: a client with many connections cannot hold every thread with costly searches while its rate-limit
-    window still has room (issue 45.2), while several plain searches from one address (a NAT, a campus) go on."""
+    """At most `cap` cost units (plan.cost) of one client's (IP's) requests at once in this process, one request
+    always: a client with many connections cannot hold every thread with costly searches, exports or feeds while
+    its rate-limit window still has room (issues 45.2, 53.2), while several plain ones from one address (a NAT, a
+    campus) go on."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
@@ -169,9 +182,10 @@ def _limit_concurrency(app: Flask, on_limited: Callable[[int], Response] | None)
 
     @app.before_request
     def _enter() -> Response | None:
-        if request.endpoint not in SEARCH_ENDPOINTS:
+        units = _running_units()
+        if units is None:
             return None
-        client, units = get_remote_address(), _search_cost(SEARCH_ENDPOINTS[request.endpoint])
+        client = get_remote_address()
         if not running.enter(client, units):
             response = on_limited(1) if on_limited else Response("Too Many Requests", 429)
             response.status_code = 429

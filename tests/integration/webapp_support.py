@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import re
 
+from support import ROOT
+
+from webapp.services.query_parser import parse_query
+
 EXTRA = [
     {"id": "zh-llm-retrieval", "title_zh": "基于大语言模型的中文学术论文检索",
      "abstract_zh": "本文研究大语言模型在中文学术论文检索中的应用，提出一种结合词语切分与双字索引的方法。",
@@ -37,3 +41,17 @@ def text(html: str) -> str:
 def api(client, path: str, **kw):
     response = client.get(path, **kw)
     return response, response.get_json()
+
+
+def costly_query(clauses: int = 32) -> str:
+    """The probe's query (issue 45.2): Chinese concept names of the glossary, one after another, up to `clauses`
+    words."""
+    rows = [line.split("\t") for line in (ROOT / "config" / "concepts.tsv").read_text("utf-8").splitlines()
+            if line and not line.startswith("#")]
+    names: list[str] = []
+    for name in (row[3].split("|")[0] for row in rows if len(row) > 3 and row[3]):
+        parsed = parse_query(" ".join([*names, name]))
+        if parsed.cut or len(parsed.clauses) > clauses:  # a longer query is searched cut (DECISIONS.md D-168)
+            break
+        names.append(name)
+    return " ".join(names)

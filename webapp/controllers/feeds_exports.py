@@ -16,6 +16,7 @@ from werkzeug.datastructures import MultiDict
 
 from papersearch.taxonomy import Topic
 from webapp.controllers import search as search_controller
+from webapp.controllers.asked import Asked
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
@@ -43,14 +44,13 @@ class Sitemap:
     topics: list[tuple[Topic, str | None]] = field(default_factory=list)  # topic pages, the newest paper's day
 
 
-def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:
-    return service.search(list_args.feed(args)), HTTPStatus.OK
+def feed(service: SearchService, asked: Asked) -> tuple[SearchResult, int]:
+    return service.search(asked.params, prepared=asked.prepared), HTTPStatus.OK
 
 
-def export(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[Export, int]:
-    params, fmt, limit = list_args.export(args)
-    _, hits = Listing(service).results(params, limit)
-    return Export(fmt, hits), HTTPStatus.OK
+def export(service: SearchService, asked: Asked) -> tuple[Export, int]:
+    _, hits = Listing(service).results(asked.params, asked.limit, asked.prepared)
+    return Export(asked.fmt, hits), HTTPStatus.OK
 
 
 def index_version(service: SearchService) -> str:

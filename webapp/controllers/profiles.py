@@ -7,22 +7,20 @@ from __future__ import annotations
 
 from http import HTTPStatus
 
-from werkzeug.datastructures import MultiDict
-
 from papersearch.author_keys import author_key, is_surname
 from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
-from webapp.controllers.params import RequestArgs
+from webapp.controllers.asked import Asked
 from webapp.domain import AuthorProfile, NameCount, TopicProfile
 from webapp.services.profiles import ProfileService
 
 
-def author(profiles: ProfileService, name: str, args: MultiDict, request_args: RequestArgs,
-           api: bool = False) -> tuple[AuthorProfile | None, int]:
-    params = request_args.author(args, api=api)  # a bad parameter is a 400 before a name is looked up
+def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorProfile | None, int]:
+    """`asked`: the page's words, filters and page, validated (a bad parameter is a 400 before a name is looked
+    up) and parsed once (controllers/asked.py)."""
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
-    found = profiles.author(name, params)
+    found = profiles.author(name, asked.params, asked.prepared)
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
 
 

@@ -14,9 +14,10 @@ from werkzeug.datastructures import MultiDict
 
 from papersearch.querylog_schema import Source
 from papersearch.text import MAX_ID_BYTES
+from webapp.controllers.asked import Asked
 from webapp.controllers.events import Recorder
-from webapp.controllers.params import ParamError, RequestArgs
-from webapp.domain import BadQuery, SearchResult, Suggestion
+from webapp.controllers.params import RequestArgs
+from webapp.domain import SearchResult, Suggestion
 from webapp.serializers.citation_download import Citation, cite
 from webapp.services.search import SearchService
 
@@ -26,23 +27,14 @@ SIMILAR_COUNT = 5
 SUGGESTION_COUNT = 8
 
 
-def search(service: SearchService, args: MultiDict, request_args: RequestArgs, recorder: Recorder,
-           source: Source, lang: str) -> tuple[SearchResult, int]:
-    """The search, counted in /metrics and written to the query log (which gives it its query_id). The page
-    offers a few page sizes; the API takes any from 1 to the largest."""
-    result = service.search(request_args.search(args, api=source == "api"))
+def search(service: SearchService, asked: Asked, recorder: Recorder, source: Source,
+           lang: str) -> tuple[SearchResult, int]:
+    """The search as the request asked for it (controllers/asked.py: validated and parsed once), counted in
+    /metrics and written to the query log (which gives it its query_id). The page offers a few page sizes; the API
+    takes any from 1 to the largest."""
+    result = service.search(asked.params, prepared=asked.prepared)
     recorder.search(result, source, lang)
     return result, HTTPStatus.OK
-
-
-def cost(service: SearchService, args: MultiDict, request_args: RequestArgs, source: Source) -> int:
-    """What the search these arguments ask for weighs in the rate limit (1 when they are not a valid search:
-    it is answered 400 without searching)."""
-    try:
-        params = request_args.search(args, api=source == "api")
-        return service.cost(params)
-    except (ParamError, BadQuery, ValueError):
-        return 1
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -8,7 +8,7 @@ from webapp import i18n, openapi
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.controllers.events import MAX_BEACON_BYTES
-from webapp.routes import profiles, recorder, request_args, search_config, service
+from webapp.routes import asked, profiles, recorder, request_args, search_config, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
 from webapp.site import origin_allowed
@@ -19,7 +19,7 @@ blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 @blueprint.get("/search")
 def search():
-    result, status = controller.search(service(), request.args, request_args(), recorder(), "api", i18n.current())
+    result, status = controller.search(service(), asked(), recorder(), "api", i18n.current())
     response = jsonify(to_json.result(result))
     if result.past_last_page:  # where the results end (RFC 8288)
         last = SearchLinks(url_for("api.search"), result.params, search_config(), i18n.requested_lang())
@@ -59,7 +59,7 @@ def citation(paper_id: str):
 @blueprint.get("/authors/<path:name>")
 def author(name: str):
     """An author page as JSON: the name's papers (as the page's parameters ask), facets, spellings, co-authors."""
-    found, status = profile_controller.author(profiles(), name, request.args, request_args(), api=True)
+    found, status = profile_controller.author(profiles(), name, asked())
     if found is None:
         return error_response(404, "error.no_author", name=name[:200])
     return jsonify(to_json.author(found)), status

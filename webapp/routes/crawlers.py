@@ -18,8 +18,8 @@ from papersearch.taxonomy import Topic
 from webapp.controllers import feeds_exports as controller
 from webapp.controllers import profiles as controller_profiles
 from webapp.controllers.versioned_cache import VersionedCache
-from webapp.routes import profiles, service
-from webapp.routes.feeds import list_args, paper_url
+from webapp.routes import list_args, profiles, service
+from webapp.routes.feeds import paper_url
 from webapp.serializers import robots, sitemap
 from webapp.site import external_url
 from webapp.views.links import topic_slugs

@@ -3,11 +3,11 @@ pages come in (webapp/services/long_lists.py)."""
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, request, stream_with_context
+from flask import Blueprint, Response, stream_with_context
 
 from webapp.controllers import feeds_exports as controller
-from webapp.routes import service
-from webapp.routes.feeds import list_args, paper_url
+from webapp.routes import asked, service
+from webapp.routes.feeds import paper_url
 from webapp.serializers import export as formats
 
 blueprint = Blueprint("exports", __name__)
@@ -16,7 +16,7 @@ FILENAME = "papers"
 
 @blueprint.get("/api/export")
 def export():
-    found, status = controller.export(service(), request.args, list_args())
+    found, status = controller.export(service(), asked())
     fmt = formats.format_of(found.fmt)
     pieces = controller.until_failure(formats.render(found.hits, found.fmt, paper_url), "export")
     response = Response(stream_with_context(pieces), status, content_type=fmt.media_type)

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, request
 from flask.blueprints import BlueprintSetupState
 
 from webapp import i18n
 from webapp.controllers import feeds_exports as controller
 from webapp.controllers.list_params import EXPORT_MAX, FEED_SORT, ListArgs
 from webapp.domain import Hit
-from webapp.routes import request_args, search_config, service
+from webapp.routes import asked, request_args, search_config, service
 from webapp.routes.conditional import conditional
 from webapp.serializers import atom, highwire, jsonld, opensearch
 from webapp.serializers import export as export_formats
@@ -32,10 +32,6 @@ blueprint = Blueprint("feeds", __name__)
 @blueprint.record_once
 def _setup(state: BlueprintSetupState) -> None:
     state.app.extensions["list_args"] = ListArgs(state.app.extensions["request_args"])
-
-
-def list_args() -> ListArgs:
-    return current_app.extensions["list_args"]
 
 
 def paper_url(paper_id: str) -> str:
@@ -66,7 +62,7 @@ def scholarly_article(paper: Hit) -> dict:
 @blueprint.get("/feed")
 def feed():
     """The search's newest papers (newest added first unless a sort is given) as Atom."""
-    result, status = controller.feed(service(), request.args, list_args())
+    result, status = controller.feed(service(), asked())
     config, lang = search_config(), i18n.current()
     links = SearchLinks("", result.params, config, i18n.requested_lang())
     named = [result.params.q] if result.params.q else []

@@ -9,7 +9,7 @@ from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.domain import SearchParams
-from webapp.routes import profiles, recorder, request_args, search_config, service
+from webapp.routes import asked, profiles, recorder, search_config, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.site import absolute, external_url
 from webapp.views import facets
@@ -29,7 +29,7 @@ def topic_label(area: str, subarea: str | None = None) -> str | None:
 @blueprint.get("/")
 def search():
     config = search_config()
-    result, status = controller.search(service(), request.args, request_args(), recorder(), "page", i18n.current())
+    result, status = controller.search(service(), asked(), recorder(), "page", i18n.current())
     unknown = facets.unknown_filters(result, config)
     setattr(g, i18n.IGNORED_ARGS, unknown)  # the language links leave them out too
     links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang(), unknown)
@@ -60,7 +60,7 @@ def paper(paper_id: str):
 def author(name: str):
     """Every paper of the name (and its other spellings), newest first or by relevance to ?q=, with its facets."""
     config = search_config()
-    found, status = profile_controller.author(profiles(), name, request.args, request_args())
+    found, status = profile_controller.author(profiles(), name, asked())
     if found is None:
         # A surname many people carry (or a name no paper has, whose surname some do): the people, not a bare 404.
         people, people_status = profile_controller.people(profiles(), name)

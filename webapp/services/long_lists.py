@@ -18,7 +18,7 @@ from typing import NamedTuple
 from papersearch import added
 from webapp.domain import Hit, SearchParams, SearchResult
 from webapp.services.es_errors import es_errors
-from webapp.services.search import SearchService
+from webapp.services.search import Prepared, SearchService
 
 ID_FIELD = "id"  # the paper id as a keyword with doc values (sorting on _id is disabled by default)
 ID_PAGE = 10_000  # ids per request; at most the index's max_result_window
@@ -37,14 +37,21 @@ class Listing:
 
     # --- a search's results, page after page -----------------------------------------------------------
 
-    def results(self, params: SearchParams, limit: int) -> tuple[SearchResult, Iterator[Hit]]:
-        """The first page's result (total, fallbacks) and an iterator over up to `limit` hits in order."""
-        size = min(limit, self.page_size)
-        first = self.service.search(params.model_copy(update={"page": 1, "size": size}))
-        wanted = min(limit, first.total, self.service.config.max_result_window)
-        return first, self._hits(params, first, size, wanted)
+    def searches(self, limit: int) -> int:
+        """How many searches `results` sends for `limit` hits at most: one per page."""
+        return -(-limit // self.page_size)
 
-    def _hits(self, params: SearchParams, first: SearchResult, size: int, wanted: int) -> Iterator[Hit]:
+    def results(self, params: SearchParams, limit: int,
+                prepared: Prepared | None = None) -> tuple[SearchResult, Iterator[Hit]]:
+        """The first page's result (total, fallbacks) and an iterator over up to `limit` hits in order; every page
+        searches the query as `prepared` parsed it."""
+        size = min(limit, self.page_size)
+        first = self.service.search(params.model_copy(update={"page": 1, "size": size}), prepared=prepared)
+        wanted = min(limit, first.total, self.service.config.max_result_window)
+        return first, self._hits(params, first, size, wanted, prepared)
+
+    def _hits(self, params: SearchParams, first: SearchResult, size: int, wanted: int,
+              prepared: Prepared | None) -> Iterator[Hit]:
         page, result, given = 1, first, 0
         while True:
             yield from result.hits[:wanted - given]
@@ -52,7 +59,7 @@ class Listing:
             if given >= wanted or len(result.hits) < size:
                 return
             page += 1
-            result = self.service.search(params.model_copy(update={"page": page, "size": size}))
+            result = self.service.search(params.model_copy(update={"page": page, "size": size}), prepared=prepared)
 
     # --- every paper id ----------------------------------------------------------------------------------
 

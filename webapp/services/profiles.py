@@ -23,7 +23,7 @@ from webapp.services import author_groups, author_names, render
 from webapp.services import profile_queries as pq
 from webapp.services.facets import facets
 from webapp.services.hits import to_hit
-from webapp.services.search import SearchService
+from webapp.services.search import Prepared, SearchService
 
 Answer = dict[str, Any]
 
@@ -43,9 +43,10 @@ class ProfileService:
 
     # --- authors -------------------------------------------------------------------------------------
 
-    def author(self, name: str, params: SearchParams) -> AuthorProfile | None:
+    def author(self, name: str, params: SearchParams, prepared: Prepared | None = None) -> AuthorProfile | None:
         """The page of the person the name means (every spelling of them: author_names.py); None when no paper
-        has one (a surname many people carry: people() lists them)."""
+        has one (a surname many people carry: people() lists them). `prepared`: its words as the request's price
+        parsed them."""
         self.access.start_budget()
         person = author_names.look_up(self.access, name, self.search.live_index().author_words)
         if person is None:
@@ -60,7 +61,7 @@ class ProfileService:
             keys = tuple(author_names.person_keys(found[0][0], [k for k, _ in person.surname]))
         words = None
         if params.q:
-            first, _, _ = self.search.plan(params).as_typed()
+            first, _, _ = self.search.plan(params, prepared).as_typed()
             words = first if not first.cacheable else None  # syntax alone ("-") leaves no words to rank by
         settings = self.config.profiles
         params = params.model_copy(update={"sort": settings.query_sort if words else settings.sort})  # the page's order

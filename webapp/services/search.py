@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from elasticsearch import Elasticsearch
@@ -49,6 +50,21 @@ KINDS: dict[str, str] = {"as_typed": "search", "spelling_check": "spelling", "co
                          "relaxed": "search", "did_you_mean": "count", "facets": "facets"}
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """A search's query parsed and its glossary concepts found, without asking Elasticsearch: what the rate limit
+    prices and the search then runs, made once per request (DECISIONS.md D-183) for the words and xl it was made
+    from."""
+
+    q: str
+    xl: bool
+    parsed: ParsedQuery
+    found: tuple[xp.Expansion, ...]
+
+    def fits(self, params: SearchParams) -> bool:
+        return (params.q, params.xl) == (self.q, self.xl)
+
+
 class SearchService:
     def __init__(self, client: Elasticsearch, alias: str, config: WebSearchConfig | None = None,
                  taxonomy: Taxonomy | None = None, matcher: concepts.ConceptMatcher | None = None,
@@ -68,9 +84,11 @@ class SearchService:
 
     # --- search ------------------------------------------------------------------------------------
 
-    def search(self, params: SearchParams, trace: Trace | None = None) -> SearchResult:
+    def search(self, params: SearchParams, trace: Trace | None = None,
+               prepared: Prepared | None = None) -> SearchResult:
+        """`prepared`: the query as the request's price parsed it (else it is parsed here)."""
         self.access.start_budget()
-        s = self.plan(params)
+        s = self.plan(params, prepared)
         ladder = s.rounds(lambda parsed: tuple(self._expansions(parsed, params)))
         step = next(ladder)
         try:
@@ -106,17 +124,28 @@ class SearchService:
             similar_authors=list(outcome.similar_authors),
         )
 
-    def plan(self, params: SearchParams) -> plan.Search:
+    def prepare(self, params: SearchParams) -> Prepared:
+        """The query parsed and its concepts found (unless xl=0); BadQuery for too many clauses (a 400 without
+        searching)."""
+        parsed = parse_query(params.q)
+        return Prepared(params.q, params.xl, parsed, tuple(self._expansions(parsed, params)))
+
+    def plan(self, params: SearchParams, prepared: Prepared | None = None) -> plan.Search:
         """The search's inputs: the parsed query (author: names looked up), the glossary concepts recognised in it
         (unless xl=0), what is known of the live index."""
         live = self.live_index()
-        parsed = author_names.resolve(self.access, parse_query(params.q), live.author_words)
-        return plan.Search(parsed, params, self.config, tuple(self._expansions(parsed, params)), live)
+        query = self._prepared(params, prepared)
+        # Looking names up changes author: clauses only, never the words the concepts were found in.
+        parsed = author_names.resolve(self.access, query.parsed, live.author_words)
+        return plan.Search(parsed, params, self.config, query.found, live)
 
-    def cost(self, params: SearchParams) -> int:
+    def cost(self, params: SearchParams, prepared: Prepared | None = None) -> int:
         """What the search will weigh in the rate limit (plan.cost), without asking Elasticsearch anything."""
-        parsed = parse_query(params.q)  # BadQuery for too many clauses: answered 400 without searching
-        return plan.cost(parsed, self._expansions(parsed, params), params.size, self.config)
+        query = self._prepared(params, prepared)
+        return plan.cost(query.parsed, query.found, params.size, self.config)
+
+    def _prepared(self, params: SearchParams, prepared: Prepared | None) -> Prepared:
+        return prepared if prepared is not None and prepared.fits(params) else self.prepare(params)
 
     def _expansions(self, parsed: ParsedQuery, params: SearchParams) -> list[xp.Expansion]:
         xl = self.config.cross_lingual
