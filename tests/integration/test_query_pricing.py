@@ -141,5 +141,7 @@ def test_a_timed_out_request_does_not_put_the_only_node_on_a_back_off(cluster, w
                 if timeouts == 3:
                     break
         assert client.search(index=web_alias, body=body)["hits"]["hits"]
-    assert timeouts == 3
+    # Not every microsecond request times out (a kept-alive connection can answer first): one is enough, since
+    # the old pool logged the back-off on the first.
+    assert timeouts >= 1
     assert not [r for r in caplog.records if r.name == "elastic_transport.node_pool"], caplog.text
