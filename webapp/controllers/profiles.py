@@ -13,25 +13,21 @@ from papersearch.author_keys import author_key, is_surname
 from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
 from webapp.controllers.params import RequestArgs
-from webapp.domain import AuthorProfile, NameCount, TopicProfile
+from webapp.domain import AuthorPeople, AuthorProfile, TopicProfile
 from webapp.services.profiles import ProfileService
 
 
 def author(profiles: ProfileService, name: str, args: MultiDict, request_args: RequestArgs,
-           api: bool = False) -> tuple[AuthorProfile | None, int]:
+           api: bool = False) -> tuple[AuthorProfile | AuthorPeople | None, int]:
+    """The person's page; or the people who carry the name's surname (a name that names no one person): 200 for
+    a surname, 404 for a full name no paper has."""
     params = request_args.author(args, api=api)  # a bad parameter is a 400 before a name is looked up
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, params)
+    if isinstance(found, AuthorPeople):
+        return found, HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
-
-
-def people(profiles: ProfileService, name: str) -> tuple[list[NameCount], int]:
-    """The people who carry a name's surname (an author page that names no one person): 200 for a surname, 404
-    for a full name no paper has."""
-    if not name.strip() or len(name) > MAX_AUTHOR:
-        return [], HTTPStatus.NOT_FOUND
-    return profiles.people(name), HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
 
 
 def topic_of(profiles: ProfileService, area: str, subarea: str | None) -> Topic | None:
