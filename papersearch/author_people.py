@@ -155,9 +155,9 @@ def person_keys(key: str, candidates: list[str]) -> list[str]:
     full = [n for n in names if not n.initials]
     group = [n for n in full if n.key == key or agree(me.split, n.split)]
     mine = {n.key for n in group}
-    others = Letters([n for n in full if n.key not in mine])
-    ours = Letters([me, *group])
-    mine.update(n.key for n in names if n.initials and n.given and ours.comparable(n) and not others.comparable(n))
+    others = [n for n in full if n.key not in mine]
+    mine.update(n.key for n in names if n.initials and n.given and any(agree(n.split, g.split) for g in [me, *group])
+                and not any(agree(n.split, o.split) for o in others))  # few keys agree with the group
     return sorted(mine, key=first)
 
 
