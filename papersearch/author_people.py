@@ -6,10 +6,11 @@ comparisons and 30–40 s a page).
 
 What the indexes rest on: two given names that agree have the same first letter (equal, or one the other's
 initial), and agreeing keys' given names agree in order, so the first letters of one key's given names are a
-subsequence of the other's ("letters"). Between a key of initials and any other that is exactly when they agree;
-two keys with given names written out agree only when they share a written-out word, or when each has an initial
-(the other's word is matched by an initial on both sides: "a bob smith" ~ "alice b smith"), so those are looked for
-by their words and, when they have an initial, by their letters, then compared.
+subsequence of the other's ("letters"). Between a key of initials and any other that is exactly when they agree.
+Of keys with a given name written out, two without an initial agree only when their given names are the same
+(only initials may be skipped); one with an initial ("mixed") shares a written-out name with any key that agrees
+with it, unless both are mixed ("a bob smith" ~ "alice b smith"), when their letters are comparable. So those are
+looked for by their given names, their written-out words and, when both are mixed, their letters, then compared.
 """
 
 from __future__ import annotations
@@ -54,6 +55,11 @@ class Name:
 
 def name_of(key: str) -> Name:
     return Name(key, split_key(key))
+
+
+def _mixed(name: Name) -> bool:
+    """Given names written out and initials too ("j zico kolter")."""
+    return any(len(w) == 1 for w in name.given)
 
 
 def _subsequences(letters: tuple[str, ...]) -> set[tuple[str, ...]]:
@@ -107,23 +113,34 @@ class Surname:
     def __init__(self, keys: list[str]) -> None:
         self.names = {k: name_of(k) for k in keys}
         full = [n for n in self.names.values() if not n.initials]
-        self.full = Letters(full)
         self.initials = Letters([n for n in self.names.values() if n.initials and n.given])
-        self.mixed = Letters([n for n in full if any(len(w) == 1 for w in n.given)])  # written out and initials
-        self.words: dict[tuple[str, str], list[Name]] = defaultdict(list)  # written-out given names
+        self.mixed = Letters([n for n in full if _mixed(n)])
+        self.alike: dict[Split, list[Name]] = defaultdict(list)  # no initial: the same given names (folded)
+        self.words: dict[tuple[str, str], list[Name]] = defaultdict(list)  # by each written-out given name
+        self.mixed_words: dict[tuple[str, str], list[Name]] = defaultdict(list)  # the same, of mixed keys only
         for name in full:
+            if not _mixed(name):
+                self.alike[name.split].append(name)
             for word in {w for w in name.given if len(w) > 1}:
                 self.words[name.surname, word].append(name)
+                if _mixed(name):
+                    self.mixed_words[name.surname, word].append(name)
         self.by_word: dict[str, list[str]] = defaultdict(list)  # every folded word of every key (has_name)
         for key in keys:
             for word in set(person_key(key).split()):
                 self.by_word[word].append(key)
 
     def full_agreeing(self, name: Name) -> set[str]:
-        """The keys of written-out given names that agree with a key of them, other than itself."""
-        maybe = {n.key: n for w in {w for w in name.given if len(w) > 1} for n in self.words[name.surname, w]}
-        if any(len(w) == 1 for w in name.given):
+        """The keys of written-out given names that agree with a key of them, other than itself. Two keys without
+        an initial agree only when their given names are the same (nothing may be skipped); a key with an initial
+        (mixed) shares a written-out name with any key that agrees with it, unless both have initials."""
+        words = {w for w in name.given if len(w) > 1}
+        if _mixed(name):
+            maybe = {n.key: n for w in words for n in self.words[name.surname, w]}
             maybe.update(self.mixed.comparable(name))
+        else:
+            maybe = {n.key: n for w in words for n in self.mixed_words[name.surname, w]}
+            maybe.update((n.key, n) for n in self.alike[name.split])
         return {k for k, n in maybe.items() if k != name.key and agree(name.split, n.split)}
 
     def initials_agreeing(self, name: Name) -> set[str]:
