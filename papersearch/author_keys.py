@@ -57,7 +57,8 @@ def key_of_word_value(value: str) -> str:
 # one the other's initial ("g hinton" ~ "geoffrey hinton"), transliterated umlauts alike ("schoelkopf" ~
 # "scholkopf", both from Schölkopf), and extra initials allowed ("philip h s torr" ~ "philip torr",
 # "j zico kolter" ~ "zico kolter"). Indexed keys stay as author_key writes them; the comparison folds further,
-# so no reindex is needed. See DECISIONS.md D-148.
+# so no reindex is needed. See DECISIONS.md D-148. Which keys are one person, and a surname's people, are found
+# with these rules in papersearch/author_people.py, each key split once (DECISIONS.md D-180).
 _UMLAUT_PAIRS = re.compile(r"([aou])e")
 _VOWEL = re.compile(r"[aou]")
 _REGEXP_SPECIAL = re.compile(r'([.?+*|{}\[\]()"\\#@&<>~])')
@@ -69,7 +70,10 @@ def person_key(key: str) -> str:
     return key if has_cjk(key) else _UMLAUT_PAIRS.sub(r"\1", key)
 
 
-def split_key(key: str) -> tuple[tuple[str, ...], str]:
+Split = tuple[tuple[str, ...], str]  # (given names, surname): split_key
+
+
+def split_key(key: str) -> Split:
     """(given names, surname) of a key: the last word is the surname ("" for an empty key); a CJK key is all
     surname."""
     if has_cjk(key):
@@ -101,7 +105,13 @@ def _fits(short: tuple[str, ...], long: tuple[str, ...]) -> bool:
 def same_person(a: str, b: str) -> bool:
     """Whether two keys can be one person's spellings: same surname, agreeing given names. A key of a surname
     alone (or CJK) is the same person only as itself."""
-    (ga, sa), (gb, sb) = split_key(a), split_key(b)
+    return agree(split_key(a), split_key(b))
+
+
+def agree(a: Split, b: Split) -> bool:
+    """same_person on keys split already (split_key): what papersearch/author_people.py compares, each key split
+    once (DECISIONS.md D-180)."""
+    (ga, sa), (gb, sb) = a, b
     if sa != sb or not sa:
         return False
     if not ga or not gb:
@@ -146,44 +156,6 @@ def is_surname(key: str) -> bool:
     return not has_cjk(key) and len(key.split()) == 1
 
 
-def _initials_only(key: str) -> bool:
-    given, _ = split_key(key)
+def initials_only(given: tuple[str, ...]) -> bool:
+    """Given names (split_key) with none written out: initials, or none at all (a surname alone, a CJK name)."""
     return all(len(w) == 1 for w in given)
-
-
-def person_keys(key: str, candidates: list[str]) -> list[str]:
-    """The keys among `candidates` (indexed keys of the same surname) that are the person `key` names:
-    - one word (a surname, perhaps a first name): every key that has it;
-    - initials only ("g hinton"): every key they agree with;
-    - else the keys of agreeing full names, and initials-only keys that agree with one of those and with no
-      other full name of the surname ("w wang" is not Wei Wang's when a Wen Wang is there too).
-    The key itself comes first (when it is indexed)."""
-    if has_cjk(key):
-        return [c for c in candidates if c == key]
-    if is_surname(key):
-        return sorted((c for c in candidates if has_name(c, key)), key=lambda c: (c != key, c))
-    if _initials_only(key):
-        return sorted((c for c in candidates if c == key or same_person(key, c)), key=lambda c: (c != key, c))
-    full = [c for c in candidates if not _initials_only(c)]
-    group = [c for c in full if c == key or same_person(key, c)]
-    others = [c for c in full if c not in group]
-    short = [c for c in candidates if _initials_only(c) and split_key(c)[0]
-             and any(same_person(c, g) for g in [key, *group]) and not any(same_person(c, o) for o in others)]
-    found = set(group) | set(short)
-    return sorted(found, key=lambda c: (c != key, c))
-
-
-def people(counted: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The people among a surname's keys (key, papers), most papers first: each the most common key of a full
-    name not yet taken, with the keys person_keys gives it; keys of initials no full name claims stay apart."""
-    counts = dict(counted)
-    order = sorted(counts, key=lambda k: (_initials_only(k), -counts[k], k))
-    taken: set[str] = set()
-    out = []
-    for key in order:
-        if key in taken:
-            continue
-        mine = [k for k in person_keys(key, [k for k in order if k not in taken]) if k not in taken] or [key]
-        taken.update(mine)
-        out.append((key, sum(counts[k] for k in mine)))
-    return sorted(out, key=lambda p: -p[1])

@@ -185,8 +185,9 @@ FacetConfig = Annotated[HierarchyFacetConfig | TermsFacetConfig, Field(discrimin
 
 
 class Names(Section):
-    candidates: int
-    people: int
+    # The spellings of a surname one look-up groups into people: what an author page may cost (DECISIONS.md D-180).
+    candidates: Annotated[int, Field(ge=1, le=10_000)]
+    people: Annotated[int, Field(ge=1)]
 
 
 class Groups(Section):

@@ -232,6 +232,14 @@ class PaperGroup(BaseModel):
     coauthors: list[str]  # most papers first
 
 
+class SurnameLookUp(BaseModel):
+    """How much of a surname a name's person was chosen from: its spellings (name keys) looked at, the most common
+    ones, at most profiles.names.candidates (DECISIONS.md D-180)."""
+
+    spellings: int = 0
+    more: bool = False  # the surname has more spellings than were looked at: rarer ones were left out
+
+
 class AuthorProfile(BaseModel):
     """An author page: every paper whose author list has a name of this folded form (Müller = Muller;
     papersearch/author_keys.py), the facts they give, and the papers the page lists."""
@@ -246,8 +254,18 @@ class AuthorProfile(BaseModel):
     several_people: bool
     groups: list[PaperGroup]  # when several_people
     grouped_papers: int  # the papers the groups cover
-    keys: list[str] = []  # the person's indexed name keys (papersearch/author_keys.person_keys)
+    keys: list[str] = []  # the person's indexed name keys (papersearch/author_people.person_keys)
+    surname: SurnameLookUp = SurnameLookUp()
     result: SearchResult  # the papers listed (query, filters, page) with the facets over them
+
+
+class AuthorPeople(BaseModel):
+    """The people who carry a surname (the answer for a name that is only a surname many people carry, or a full
+    name no paper has, by its surname's people): each by their most common spelling, most papers first."""
+
+    name: str  # the name asked for
+    people: list[NameCount]  # at most profiles.names.people
+    surname: SurnameLookUp
 
 
 class ConceptCount(BaseModel):

@@ -120,9 +120,14 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "operationId": "getAuthor",
                 "summary": "An author: every paper of the name and its other spellings (newest first; by relevance "
                            "to q), facets over them, the spellings, frequent co-authors, and whether the name "
-                           "plainly covers several people",
+                           "plainly covers several people; for a surname many people carry, those people",
                 "parameters": [_NAME, *query_parameters(request_args.api_author_model)],
-                "responses": {"200": _body("The author's papers and profile", "AuthorProfile"),
+                "responses": {"200": {"description": "The author's papers and profile (AuthorProfile); for a surname "
+                                                     "that more than one person carries, the people who carry it, "
+                                                     "most papers first (AuthorPeople)",
+                                      "content": {"application/json": {"schema": {"oneOf": [
+                                          {"$ref": REF.format(model="AuthorProfile")},
+                                          {"$ref": REF.format(model="AuthorPeople")}]}}}},
                               "400": bad, "404": _body("No paper has this name", "Error"), **server_limits,
                               "429": limited, "503": unavailable}}},
             "/api/suggest": {"get": {

@@ -127,14 +127,8 @@ def test_a_large_topic_page_samples_its_facets_apart():
 
 
 def test_spellings_of_one_person_agree_and_other_people_do_not():
-    from papersearch.author_keys import (
-        key_of_word_value,
-        key_words,
-        person_keys,
-        same_person,
-        surname_pattern,
-        word_pattern,
-    )
+    from papersearch.author_keys import key_of_word_value, key_words, same_person, surname_pattern, word_pattern
+    from papersearch.author_people import person_keys
 
     k = author_key
     assert same_person(k("Bernhard Schölkopf"), k("Bernhard Schoelkopf"))
@@ -155,7 +149,7 @@ def test_spellings_of_one_person_agree_and_other_people_do_not():
 
 
 def test_a_surnames_people_and_first_name_groups_cover_every_paper():
-    from papersearch.author_keys import people
+    from papersearch.author_people import people
     from webapp.services.author_groups import first_name_groups
 
     counted = [("yoshua bengio", 50), ("y bengio", 5), ("samy bengio", 20), ("s bengio", 3), ("bengio", 1)]

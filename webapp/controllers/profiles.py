@@ -11,25 +11,20 @@ from papersearch.author_keys import author_key, is_surname
 from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
 from webapp.controllers.asked import Asked
-from webapp.domain import AuthorProfile, NameCount, TopicProfile
+from webapp.domain import AuthorPeople, AuthorProfile, TopicProfile
 from webapp.services.profiles import ProfileService
 
 
-def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorProfile | None, int]:
-    """`asked`: the page's words, filters and page, validated (a bad parameter is a 400 before a name is looked
-    up) and parsed once (controllers/asked.py)."""
+def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorProfile | AuthorPeople | None, int]:
+    """The person's page; or the people who carry the name's surname (a name that names no one person): 200 for
+    a surname, 404 for a full name no paper has. `asked`: the page's words, filters and page, validated (a bad
+    parameter is a 400 before a name is looked up) and parsed once (controllers/asked.py)."""
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, asked.params, asked.prepared)
+    if isinstance(found, AuthorPeople):
+        return found, HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
-
-
-def people(profiles: ProfileService, name: str) -> tuple[list[NameCount], int]:
-    """The people who carry a name's surname (an author page that names no one person): 200 for a surname, 404
-    for a full name no paper has."""
-    if not name.strip() or len(name) > MAX_AUTHOR:
-        return [], HTTPStatus.NOT_FOUND
-    return profiles.people(name), HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
 
 
 def topic_of(profiles: ProfileService, area: str, subarea: str | None) -> Topic | None:

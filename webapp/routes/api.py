@@ -60,7 +60,7 @@ def citation(paper_id: str):
 def author(name: str):
     """An author page as JSON: the name's papers (as the page's parameters ask), facets, spellings, co-authors."""
     found, status = profile_controller.author(profiles(), name, asked())
-    if found is None:
+    if found is None or status == 404:  # a full name no paper has: its surname's people are the site's pages
         return error_response(404, "error.no_author", name=name[:200])
     return jsonify(to_json.author(found)), status
 

@@ -8,7 +8,7 @@ from papersearch.taxonomy import TOPIC_SEPARATOR
 from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
-from webapp.domain import SearchParams
+from webapp.domain import AuthorPeople, SearchParams
 from webapp.routes import asked, profiles, recorder, search_config, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.site import absolute, external_url
@@ -61,12 +61,11 @@ def author(name: str):
     """Every paper of the name (and its other spellings), newest first or by relevance to ?q=, with its facets."""
     config = search_config()
     found, status = profile_controller.author(profiles(), name, asked())
-    if found is None:
+    if isinstance(found, AuthorPeople):
         # A surname many people carry (or a name no paper has, whose surname some do): the people, not a bare 404.
-        people, people_status = profile_controller.people(profiles(), name)
-        if not people:
-            abort(404)
-        return render_template("author_people.html", name=name, people=people), people_status
+        return render_template("author_people.html", name=name, people=found.people, surname=found.surname), status
+    if found is None:
+        abort(404)
     shown = found.result.params.model_copy(update={"sort": config.default_sort})  # the order is the page's own
     unknown = facets.unknown_filters(found.result, config)
     setattr(g, i18n.IGNORED_ARGS, unknown)

@@ -11,7 +11,7 @@ from flask import Flask, Response
 from flask.json.provider import JSONProvider
 from pydantic import BaseModel
 
-from webapp.domain import AuthorProfile, Hit, SearchResult, Suggestion
+from webapp.domain import AuthorPeople, AuthorProfile, Hit, SearchResult, Suggestion
 from webapp.views.links import suggestion_url
 
 JSON = dict[str, Any]
@@ -44,7 +44,8 @@ class Status(BaseModel):
     status: Literal["ok", "ready", "unavailable"]
 
 
-BODIES: tuple[type[BaseModel], ...] = (SearchResult, Paper, Suggestions, AuthorProfile, Error, Status)
+BODIES: tuple[type[BaseModel], ...] = (SearchResult, Paper, Suggestions, AuthorProfile, AuthorPeople, Error,
+                                       Status)
 
 
 def result(r: SearchResult) -> JSON:
@@ -55,7 +56,7 @@ def paper(p: Hit, similar: list[Hit]) -> JSON:
     return Paper(paper=p, similar=similar).model_dump(mode="json")
 
 
-def author(a: AuthorProfile) -> JSON:
+def author(a: AuthorProfile | AuthorPeople) -> JSON:
     return a.model_dump(mode="json")
 
 

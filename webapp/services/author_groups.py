@@ -1,5 +1,5 @@
 """Whether one author page plainly covers several people. A Latin-script page groups the spellings of one
-person (papersearch/author_keys.person_keys), so it covers several only when its spellings carry different first
+person (papersearch/author_people.person_keys), so it covers several only when its spellings carry different first
 names (the page of "G. Hinton" takes Geoffrey's and George's papers): one group per first name, with every
 paper of its spellings (first_name_groups). A CJK name has no first name to tell by: its papers fall apart into
 groups that share no co-author and no topic area (two papers are together when they have a co-author or the

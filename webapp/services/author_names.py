@@ -1,4 +1,4 @@
-"""An author's name → the indexed name keys of that person (papersearch/author_keys.py decides which keys are
+"""An author's name → the indexed name keys of that person (papersearch/author_people.py decides which keys are
 one person; this module asks the index which keys carry the surname). Used by author: clauses of a search
 (every result list, facet, export and feed of it) and by author pages, so both mean the same papers.
 
@@ -22,7 +22,6 @@ from papersearch.author_keys import (
     has_name,
     is_surname,
     key_of_word_value,
-    person_keys,
     split_key,
     surname_pattern,
     word_pattern,
@@ -30,6 +29,7 @@ from papersearch.author_keys import (
 
 __all__ = ["Person", "as_written", "candidates_body", "look_up", "person_keys", "resolve", "written_body"]
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
+from papersearch.author_people import person_keys
 from papersearch.text import has_cjk
 from webapp.services.es_errors import es_errors
 from webapp.services.query_parser import ParsedQuery
@@ -47,7 +47,8 @@ class Client(Protocol):
 class Person:
     key: str  # the name's own key
     keys: tuple[str, ...]  # the indexed keys of the person, most papers first (the name's own first)
-    surname: tuple[tuple[str, int], ...]  # every indexed key of the surname with its papers
+    surname: tuple[tuple[str, int], ...]  # the indexed keys of the surname with their papers (the most common)
+    more: bool = False  # the surname has more keys than profiles.names.candidates: the rarer were not looked at
 
 
 def candidates_body(key: str, size: int, by_words: bool = True) -> dict[str, Any]:
@@ -73,7 +74,8 @@ def look_up(client: Client, name: str, by_words: bool = True) -> Person | None:
     by_words = by_words and not has_cjk(key)
     with es_errors(client.alias, "authors"):
         answer = client.es().search(index=client.alias, body=candidates_body(key, settings.candidates, by_words)).body
-    found = answer.get("aggregations", {}).get("keys", {}).get("buckets", [])
+    keys_agg = answer.get("aggregations", {}).get("keys", {})
+    found = keys_agg.get("buckets", [])
     # A key filed under two words that both match (soeren soren) is one bucket each: the same papers.
     counted = {(key_of_word_value(b["key"]) if by_words else str(b["key"])): int(b["doc_count"]) for b in found}
     buckets = sorted(counted.items(), key=lambda kc: (-kc[1], kc[0]))  # the terms aggregation's order, by key
@@ -84,7 +86,7 @@ def look_up(client: Client, name: str, by_words: bool = True) -> Person | None:
         buckets = [(k, n) for k, n in buckets if split_key(k)[1] == surname]
     counts = dict(buckets)
     keys = sorted(person_keys(key, list(counts)), key=lambda k: (k != key, -counts[k], k))
-    return Person(key, tuple(keys), tuple(buckets))
+    return Person(key, tuple(keys), tuple(buckets), more=keys_agg.get("sum_other_doc_count", 0) > 0)
 
 
 def written_body(keys: list[str]) -> dict[str, Any]:

@@ -8,15 +8,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from papersearch.author_keys import author_key, is_surname, people
+from papersearch.author_keys import author_key, is_surname
+from papersearch.author_people import people
 from papersearch.taxonomy import PATH_SEPARATOR, Topic
 from papersearch.text import has_cjk
 from webapp.domain import (
+    AuthorPeople,
     AuthorProfile,
     ConceptCount,
     NameCount,
     SearchParams,
     SearchResult,
+    SurnameLookUp,
     TopicProfile,
 )
 from webapp.services import author_groups, author_names, render
@@ -43,21 +46,23 @@ class ProfileService:
 
     # --- authors -------------------------------------------------------------------------------------
 
-    def author(self, name: str, params: SearchParams, prepared: Prepared | None = None) -> AuthorProfile | None:
-        """The page of the person the name means (every spelling of them: author_names.py); None when no paper
-        has one (a surname many people carry: people() lists them). `prepared`: its words as the request's price
-        parsed them."""
+    def author(self, name: str, params: SearchParams,
+               prepared: Prepared | None = None) -> AuthorProfile | AuthorPeople | None:
+        """The page of the person the name means (every spelling of them: author_names.py); for a surname many
+        people carry, or a full name no paper has, the people of its surname (None when there are none, or for a
+        CJK name no paper has). The surname's people are found once, among at most profiles.names.candidates of its
+        spellings (DECISIONS.md D-180). `prepared`: its words as the request's price parsed them."""
         self.access.start_budget()
         person = author_names.look_up(self.access, name, self.search.live_index().author_words)
         if person is None:
             return None
         keys = person.keys
         if not keys and not is_surname(person.key):
-            return None  # a full name no paper has is no one else's page
+            return self._people(name, person)  # a full name no paper has is no one else's page
         if is_surname(person.key):
             found = people(list(person.surname))
             if len(found) != 1:
-                return None
+                return self._people(name, person, found)
             keys = tuple(author_names.person_keys(found[0][0], [k for k, _ in person.surname]))
         words = None
         if params.q:
@@ -86,18 +91,19 @@ class ProfileService:
             papers=papers, coauthors=by_person([(n, c) for n, c in names if author_key(n) not in own])[
                 :settings.coauthors],
             several_people=several, groups=groups if several else [],
-            grouped_papers=sum(g.papers for g in groups) if several else 0, result=self._result(listed, params))
+            grouped_papers=sum(g.papers for g in groups) if several else 0, surname=_looked_at(person),
+            result=self._result(listed, params))
 
-    def people(self, name: str) -> list[NameCount]:
-        """The people carrying a surname (or the surname of a name no paper has), most papers first, each by
-        their most common spelling's key; at most profiles.names.people."""
-        self.access.start_budget()
-        person = author_names.look_up(self.access, name, self.search.live_index().author_words)
-        if person is None or has_cjk(person.key):
-            return []
-        found = people(list(person.surname))[:self.config.profiles.names.people]
+    def _people(self, name: str, person: author_names.Person, found: list[tuple[str, int]] | None = None
+                ) -> AuthorPeople | None:
+        """The people carrying the name's surname, most papers first, each by their most common spelling; at most
+        profiles.names.people. None for a CJK name (no surname to list by) and when no key has the surname."""
+        if has_cjk(person.key) or not person.surname:
+            return None
+        found = (people(list(person.surname)) if found is None else found)[:self.config.profiles.names.people]
         written = author_names.as_written(self.access, [k for k, _ in found])
-        return [NameCount(name=written.get(k) or k.title(), count=c) for k, c in found]
+        return AuthorPeople(name=name, people=[NameCount(name=written.get(k) or k.title(), count=c) for k, c in found],
+                            surname=_looked_at(person))
 
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         counted = answer["hits"]["total"]
@@ -152,6 +158,10 @@ class ProfileService:
                       for b in area.get("children", {}).get("buckets", []) if PATH_SEPARATOR in str(b["key"])]
             out += [(t, _day(b)) for t, b in found if taxonomy.canonical(t.area, t.subarea) == t]
         return out
+
+
+def _looked_at(person: author_names.Person) -> SurnameLookUp:
+    return SurnameLookUp(spellings=len(person.surname), more=person.more)
 
 
 def _fullest(spelling: NameCount) -> tuple[int, int, int, int, str]:
