@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 from elasticsearch import AuthenticationException, Elasticsearch
@@ -48,10 +49,16 @@ def _edit(directory: Path, additions: dict[str, str], remove: bool = False) -> N
         _replace(path, text.replace(block, "") if remove else added)
 
 
+class Probe(NamedTuple):
+    client: Elasticsearch
+    user: str
+    password: str
+
+
 @contextmanager
-def user_with_roles(cluster: Cluster, roles: dict[str, dict], timeout: float = 60) -> Iterator[Elasticsearch]:
-    """A client of a new user holding `roles` (name → body, as provisioning.roles.role_bodies gives them, renamed
-    here so they cannot clash with the session's own)."""
+def user_with_roles(cluster: Cluster, roles: dict[str, dict], timeout: float = 60) -> Iterator[Probe]:
+    """A new user holding `roles` (name → body, as provisioning.roles.role_bodies gives them, renamed here so they
+    cannot clash with the session's own): its client and credentials."""
     tag = uuid.uuid4().hex[:8]
     renamed = {f"probe{tag}_{name}": body for name, body in roles.items()}
     user, password = f"probe{tag}", secrets.token_urlsafe(18)
@@ -75,7 +82,7 @@ def user_with_roles(cluster: Cluster, roles: dict[str, dict], timeout: float = 6
     client = Elasticsearch(cluster.url, basic_auth=(user, password), request_timeout=30)
     try:
         _wait_for(client, len(renamed), timeout)
-        yield client
+        yield Probe(client, user, password)
     finally:
         if cluster.kind == "ES_URL":
             admin.security.delete_user(username=user)
