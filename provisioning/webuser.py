@@ -54,8 +54,12 @@ def prepare(settings: Settings) -> Drop | None:
         log.warning("workers run as root: the checkout %s is closed to other users, so %s could not import the site",
                     PROJECT_ROOT, NAME)
         return None
-    NodeUser(NAME, why="the site's workers do not run as root").ensure()
-    account = pwd.getpwnam(NAME)
+    try:
+        NodeUser(NAME, why="the site's workers do not run as root").ensure()
+        account = pwd.getpwnam(NAME)
+    except (OSError, KeyError) as exc:  # no useradd on this system, say
+        log.warning("workers run as root: the system user %s could not be made (%s)", NAME, exc)
+        return None
     mirrors = {}
     for folder in _unreachable_import_paths():
         mirror = _mirror(Path(folder))
@@ -111,12 +115,14 @@ def _mirror(folder: Path) -> Path | None:
     if not world_traversable(local_dir()):
         log.warning("workers run as root: %s is closed to other users and %s cannot hold a copy", folder, local_dir())
         return None
-    marker = mirror / ".papersearch-mirrored"
-    if not marker.exists():
+    if not (mirror / ".papersearch-mirrored").exists():
+        # Made aside and renamed into place: a mirror in use by running workers is never touched, and of two
+        # starts at once the first rename wins.
         log.info("mirroring %s into %s for %s (its folder is closed to other users)", folder, mirror, NAME)
-        shutil.rmtree(mirror, ignore_errors=True)
         base.mkdir(parents=True, exist_ok=True)
         os.chmod(base, 0o755)
+        draft = base / f".{mirror.name}.{os.getpid()}"
+        shutil.rmtree(draft, ignore_errors=True)
 
         def link(src: str, dst: str) -> None:
             try:
@@ -124,8 +130,12 @@ def _mirror(folder: Path) -> Path | None:
             except OSError:  # another file system, or links refused
                 shutil.copy2(src, dst)
 
-        shutil.copytree(folder, mirror, symlinks=True, ignore=_NOT_MIRRORED, copy_function=link)
-        marker.touch()
+        shutil.copytree(folder, draft, symlinks=True, ignore=_NOT_MIRRORED, copy_function=link)
+        (draft / ".papersearch-mirrored").touch()
+        try:
+            os.rename(draft, mirror)
+        except OSError:  # made meanwhile by another start
+            shutil.rmtree(draft, ignore_errors=True)
     return mirror
 
 
