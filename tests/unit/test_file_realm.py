@@ -108,3 +108,21 @@ def test_elasticsearch_entrypoint_reads_file_variables_and_dotted_settings() -> 
     assert subprocess.run(["bash", "-n", str(ROOT / "docker" / "elasticsearch-entrypoint.sh")]).returncode == 0
     assert "_FILE$" in script and "bootstrap.password" in script and "env -0" in script
     assert 'exec bin/elasticsearch "${settings[@]}" "$@"' in script
+
+
+def test_a_running_local_node_gets_this_codes_roles(tmp_path: Path) -> None:
+    """`papersearch-node start` on a running node rewrites a roles.yml of older roles in place (owner and mode kept:
+    the node's user reads it), so a role change needs no restart (issue 53.7); an up-to-date one is left alone."""
+    from provisioning.localnode import realm
+
+    old, current = tmp_path / "node-1", tmp_path / "node-2"
+    for conf in (old, current):
+        conf.mkdir()
+    (old / "roles.yml").write_text("papersearch_reader:\n  cluster: []\n")
+    (old / "roles.yml").chmod(0o660)
+    (current / "roles.yml").write_text(realm.local_roles())
+    assert realm.refresh_roles([old, current, tmp_path / "missing"]) == [old / "roles.yml"]
+    assert (old / "roles.yml").read_text() == realm.local_roles()
+    assert stat.S_IMODE((old / "roles.yml").stat().st_mode) == 0o660
+    assert '"create_doc"]' in realm.local_roles() and "auto_configure" not in realm.local_roles()
+    assert realm.refresh_roles([old, current]) == []
