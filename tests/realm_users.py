@@ -9,6 +9,7 @@ own users and roles are never touched.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import secrets
 import time
@@ -42,6 +43,15 @@ def _replace(path: Path, text: str) -> None:
 
 
 def _edit(directory: Path, additions: dict[str, str], remove: bool = False) -> None:
+    """Read, change and replace each file under a lock, so two test runs at once lose neither's lines."""
+    from papersearch.paths import local_dir
+
+    with open(local_dir() / "realm-probe.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        _edit_locked(directory, additions, remove)
+
+
+def _edit_locked(directory: Path, additions: dict[str, str], remove: bool) -> None:
     for name, block in additions.items():
         path = directory / name
         text = path.read_text(encoding="utf-8")
