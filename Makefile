@@ -33,7 +33,9 @@ node: setup
 sample: node
 	$(BIN)/papersearch-admin reindex --if-missing --no-progress indexer/sample/papers.jsonl
 
+# The query log's next days first: the webapp appends only to days that exist (DECISIONS.md D-188).
 serve: sample
+	$(BIN)/papersearch-admin querylog prepare
 	$(BIN)/gunicorn -c config/gunicorn.conf.py webapp.wsgi:app
 
 lint: setup-test

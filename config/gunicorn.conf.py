@@ -77,7 +77,40 @@ if _settings.metrics and not _metrics_dir:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = _metrics_dir
 
 
+# --- not root (issue 53.10, DECISIONS.md D-189) ------------------------------------------------------------
+# Started as root, the workers run as the system user papersearch-web: in the master, before the first fork, their
+# identity is handed over in the environment and their import paths made reachable (provisioning/webuser.py);
+# each worker drops root right after its fork. Done by gunicorn's hooks, not on import (tests read this file).
+_drop: list = []
+
+
+def _not_root(server):
+    from pathlib import Path
+
+    from provisioning import webuser
+
+    drop = webuser.prepare(_settings)
+    if drop is None:
+        return
+    _drop.append(drop)
+    server.cfg.set("user", drop.uid)
+    server.cfg.set("group", drop.gid)
+    if _settings.metrics:  # the workers write their values there
+        webuser.hand_over(Path(_metrics_dir), drop, "PROMETHEUS_MULTIPROC_DIR")
+
+
+def post_fork(server, worker):
+    if _drop:
+        from provisioning import webuser
+
+        webuser.enter(_drop[0])
+
+
+# --- end of the not-root block -----------------------------------------------------------------------------
+
+
 def on_starting(server):
+    _not_root(server)
     if _settings.metrics:  # values of an earlier run would be added to this one's
         os.makedirs(_metrics_dir, exist_ok=True)
         for name in os.listdir(_metrics_dir):

@@ -6,7 +6,7 @@
   rollback          point the alias back at the previous complete version
   status            alias → index, versions and counts, analysis profile, cluster health, build lock
   prune             delete old versions beyond --keep and leftovers of killed builds
-  report            what people searched for and did not find (the query log); querylog prune
+  report            what people searched for and did not find (the query log); querylog prune, prepare
   backup            snapshot the site (versions, alias, query log) into its repository; --keep 30d retention
   backups           the site's snapshots: when, how big, what each holds
   restore           a backup back, beside the live site, then the alias switches (or into an empty cluster)

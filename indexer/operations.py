@@ -59,7 +59,8 @@ def reindex(client: Elasticsearch, settings: Settings, sources: list[Path] | Pro
 
     Reading starts first, so parsing overlaps taking the lock and creating the index."""
     alias = settings.alias
-    querylog_schema.ensure_template(client)  # the webapp's query log makes its daily indices from it
+    querylog_schema.ensure_template(client)
+    querylog_schema.prepare_days_if_allowed(client, settings.query_log_index)  # the webapp's days (D-188)
     with start(sources) as producer, BuildLock(client, alias):
         profile = index_definition.choose_profile(client, settings.analysis_profile)
         replicas = settings.replicas if settings.replicas is not None else default_replicas(client)

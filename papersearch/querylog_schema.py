@@ -10,9 +10,10 @@ Documents never hold an IP address, a cookie or a user agent (see DECISIONS.md D
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
-from datetime import UTC, date, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
@@ -174,11 +175,15 @@ INDEX_BODY: dict = {
 }
 
 
-# The daily indices are made by the first document of the day (the web user may append, never create an index
-# of its own shape): this template, put by the indexer's side (ensure_template, every build), gives each the
-# settings and strict mapping above (DECISIONS.md D-154).
+# Each day's index is made ahead by the indexer's side (prepare_days), never by the web user, which may only
+# append to an index that exists (DECISIONS.md D-188; before issue 53.7 a day's first document made it, and so
+# could any document sent to any name under INDEX_PATTERN). The template gives the same settings and strict
+# mapping to a day made any other way (DECISIONS.md D-154).
 TEMPLATE_NAME = "papersearch-querylog"
 TEMPLATE_PRIORITY = 500
+# Days made ahead of today: what the webapp can write while no indexer command runs (`querylog prune` in the
+# daily cron makes them too), and at most DAYS_AHEAD + 1 empty one-shard indices waiting.
+DAYS_AHEAD = 7
 
 
 def template_body() -> dict:
@@ -189,6 +194,46 @@ def template_body() -> dict:
 def ensure_template(client) -> None:  # type: ignore[no-untyped-def]
     """Put the query log's index template (idempotent; the indexer's identity, cluster manage_index_templates)."""
     client.indices.put_index_template(name=TEMPLATE_NAME, **template_body())
+
+
+def days_to_prepare(base: str, now: datetime | None = None, ahead: int = DAYS_AHEAD) -> list[str]:
+    """Today's (UTC) and the next `ahead` days' index names."""
+    today = (now or datetime.now(UTC)).astimezone(UTC)
+    return [daily_index(base, today + timedelta(days=n)) for n in range(ahead + 1)]
+
+
+def prepare_days(client, base: str, now: datetime | None = None,  # type: ignore[no-untyped-def]
+                 ahead: int = DAYS_AHEAD, template: bool = True) -> list[str]:
+    """The template (unless `template` is False), then every missing index of days_to_prepare (the indexer's
+    identity: create_index on the log); the names created. Idempotent, and safe beside another run."""
+    from elasticsearch import BadRequestError
+
+    if template:
+        ensure_template(client)
+    created = []
+    for name in days_to_prepare(base, now, ahead):
+        try:
+            client.indices.create(index=name, **INDEX_BODY)
+        except BadRequestError as exc:
+            if exc.error != "resource_already_exists_exception":
+                raise
+            continue
+        created.append(name)
+    return created
+
+
+def prepare_days_if_allowed(client, base: str) -> list[str]:  # type: ignore[no-untyped-def]
+    """prepare_days (without the template) for the commands whose own work is something else (reindex, prune): an
+    identity without create_index on the log (roles from before issue 53.7) is told what it lacks, not stopped."""
+    from elasticsearch import AuthorizationException
+
+    try:
+        return prepare_days(client, base, template=False)
+    except AuthorizationException as exc:
+        logging.getLogger(__name__).warning(
+            "query log: cannot make its next days (%s); the webapp drops its events from the first day missing. "
+            "Grant create_index on %s to this identity", exc.message, INDEX_PATTERN)
+        return []
 
 
 # create_doc still lets its holder put mappings in this major version (a deprecation warning says so): a limit of

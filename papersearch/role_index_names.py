@@ -34,6 +34,12 @@ def lock_index(alias: str) -> str:
     return alias + LOCK_SUFFIX
 
 
+def site_indices(alias: str) -> list[str]:
+    """A site's own indices: its alias and its versions `<alias>-<timestamp>` (indexer/versions.py). An alias has
+    no `-`, so `<alias>-*` holds no other site's versions, as `<alias>*` does (`papers*`: `papersx-…`)."""
+    return [alias, f"{alias}-*"]
+
+
 def searchable(pattern: str) -> str:
     """`without_query_log(pattern)` minus the build-lock indices too: what the web role may read (issue 45.6)."""
     return without_query_log(pattern)[:-1] + f"&~(.*{_wildcard_regex(LOCK_SUFFIX)})/"

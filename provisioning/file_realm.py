@@ -62,7 +62,8 @@ def _read_users(path: Path) -> dict[str, str]:
     return {name.strip(): value.strip() for name, value in pairs}
 
 
-def render(directory: Path, passwords: dict[str, str], index_patterns: list[str]) -> dict[str, str]:
+def render(directory: Path, passwords: dict[str, str], index_patterns: list[str],
+           site_alias: str | None = None) -> dict[str, str]:
     """The three files' contents; a stored hash that still matches its password is kept."""
     stored = _read_users(directory / "users")
     hashes = {user: stored[user] if hash_matches(stored.get(user, ""), password) else password_hash(password)
@@ -74,14 +75,15 @@ def render(directory: Path, passwords: dict[str, str], index_patterns: list[str]
     return {
         "users": "".join(f"{user}:{value}\n" for user, value in hashes.items()),
         "users_roles": "".join(f"{role}:{','.join(users)}\n" for role, users in by_role.items()),
-        "roles.yml": roles_yaml(role_bodies(index_patterns)),
+        "roles.yml": roles_yaml(role_bodies(index_patterns, site_alias)),
     }
 
 
-def write(directory: Path, passwords: dict[str, str], index_patterns: list[str]) -> list[str]:
+def write(directory: Path, passwords: dict[str, str], index_patterns: list[str],
+          site_alias: str | None = None) -> list[str]:
     """Write the files that changed (atomically, mode 0640); the names written."""
     written = []
-    for name, content in render(directory, passwords, index_patterns).items():
+    for name, content in render(directory, passwords, index_patterns, site_alias).items():
         path = directory / name
         if path.exists() and path.read_text(encoding="utf-8") == content:
             continue

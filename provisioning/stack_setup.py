@@ -21,7 +21,9 @@ Environment:
   ES_PASSWORD         password to set for papersearch_indexer (required)
   ES_WEB_PASSWORD     password to set for papersearch_web (required)
   ES_CA_CERTS         CA bundle when ES_URL is https (optional)
-  PAPERSEARCH_ALIAS   the alias; the roles cover the indices "<alias>*" (default: papers)
+  PAPERSEARCH_ALIAS   the alias; the indexer's roles cover the indices "<alias>*", the webapp reads "<alias>"
+                      and "<alias>-*" (its versions) only (default: papers)
+  PAPERSEARCH_QUERY_LOG_INDEX  the query log's base; its next days are made (default: papersearch-querylog)
 
 Exit status: 0 done; 1 the cluster could not be reached in time or refused; 2 bad configuration.
 """
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -40,6 +43,7 @@ from urllib.parse import urlsplit
 from elasticsearch import ApiError, AuthenticationException, Elasticsearch, TransportError
 
 from papersearch import credentials, querylog_schema
+from papersearch.role_index_names import site_indices
 from provisioning import file_realm
 from provisioning.roles import BACKUP_ROLE, READER_ROLE, WRITER_ROLE, ensure_roles_and_users
 
@@ -67,6 +71,7 @@ class SetupConfig:
     passwords: dict[str, str]  # papersearch user -> password
     alias: str = "papers"
     ca_certs: str | None = None
+    query_log_base: str = querylog_schema.DEFAULT_BASE
 
     @property
     def index_patterns(self) -> list[str]:
@@ -104,6 +109,9 @@ def read_config(env: Mapping[str, str], superuser: bool = True) -> SetupConfig:
     alias = env.get("PAPERSEARCH_ALIAS") or "papers"
     if not alias[0].isalnum() or not set(alias) <= ALIAS_PATTERN_CHARS:
         problems.append(f"PAPERSEARCH_ALIAS must be lowercase letters, digits and _, got {alias!r}")
+    query_log_base = env.get("PAPERSEARCH_QUERY_LOG_INDEX") or querylog_schema.DEFAULT_BASE
+    if not re.fullmatch(querylog_schema.BASE_RE, query_log_base):
+        problems.append(f"PAPERSEARCH_QUERY_LOG_INDEX must match {querylog_schema.BASE_RE}, got {query_log_base!r}")
     if problems:
         raise ConfigError("; ".join(problems))
     return SetupConfig(
@@ -113,6 +121,7 @@ def read_config(env: Mapping[str, str], superuser: bool = True) -> SetupConfig:
         passwords={credentials.INDEXER: env["ES_PASSWORD"], credentials.WEB: env["ES_WEB_PASSWORD"]},
         alias=alias,
         ca_certs=env.get("ES_CA_CERTS") or None,
+        query_log_base=query_log_base,
     )
 
 
@@ -180,8 +189,9 @@ def run(config: SetupConfig, timeout: float, factory: ClientFactory = _client,
     status = wait_for_cluster(admin, config.url, timeout, say, config.admin_user, SUPERUSER_REJECTED)
     say(f"cluster at {config.url} is {status}")
     try:
-        ensure_roles_and_users(admin, config.passwords, config.index_patterns)
-        querylog_schema.ensure_template(admin)  # the query log's days get their shape from it (issue 45.6)
+        ensure_roles_and_users(admin, config.passwords, config.index_patterns, config.alias)
+        # The web user appends only to days that exist (issue 53.7): the first ones are made here.
+        querylog_schema.prepare_days(admin, config.query_log_base)
     except ApiError as exc:
         raise SetupFailed(
             f"Elasticsearch refused to create the roles/users ({exc.meta.status}: {exc.message}); the native realm "
@@ -203,7 +213,7 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
                    say: Callable[[str], None] = print) -> None:
     """Write the file realm, then wait until Elasticsearch has reloaded it (within seconds) and each user logs in."""
     try:
-        written = file_realm.write(realm_dir, config.passwords, config.index_patterns)
+        written = file_realm.write(realm_dir, config.passwords, config.index_patterns, config.alias)
     except OSError as exc:
         raise SetupFailed(f"cannot write the file realm into {realm_dir}: {exc}") from None
     say(f"file realm in {realm_dir}: {', '.join(written) + ' written' if written else 'unchanged'}")
@@ -214,6 +224,10 @@ def run_file_realm(config: SetupConfig, timeout: float, realm_dir: Path, factory
     indexer = factory(config, credentials.INDEXER, config.passwords[credentials.INDEXER])
     status = wait_for_cluster(indexer, config.url, max(deadline - time.monotonic(), 0.0), say, credentials.INDEXER)
     say(f"cluster at {config.url} is {status}")
+    try:  # the web user appends only to days that exist (issue 53.7): the indexer makes the first ones
+        querylog_schema.prepare_days(indexer, config.query_log_base)
+    except (ApiError, TransportError) as exc:
+        raise SetupFailed(f"cannot make the query log's days as {credentials.INDEXER}: {exc}") from None
     _say_done(config, say)
 
 
@@ -252,7 +266,8 @@ def _ensure_secret_key(path: Path, say: Callable[[str], None] = print, what: str
 
 def _say_done(config: SetupConfig, say: Callable[[str], None]) -> None:
     patterns = ", ".join(config.index_patterns)
-    say(f"roles {READER_ROLE} (read {patterns}), {WRITER_ROLE} (write {patterns}) and {BACKUP_ROLE} "
+    say(f"roles {READER_ROLE} (read {', '.join(site_indices(config.alias))}), {WRITER_ROLE} (write {patterns}) "
+        f"and {BACKUP_ROLE} "
         f"(snapshots of {patterns}) are in place")
     say(f"users {credentials.WEB} ({READER_ROLE}) and {credentials.INDEXER} ({WRITER_ROLE}, {BACKUP_ROLE}) "
         "can log in")

@@ -140,10 +140,12 @@ def alias(admin: Elasticsearch) -> Iterator[str]:
 
 @pytest.fixture
 def query_log_base(admin: Elasticsearch) -> Iterator[str]:
-    """A fresh query-log base name under the roles' pattern; its daily indices are deleted afterwards."""
-    from papersearch.querylog_schema import DEFAULT_BASE
+    """A fresh query-log base name under the roles' pattern, its next days made as the indexer's side makes them
+    (the web user appends only to days that exist); its daily indices are deleted afterwards."""
+    from papersearch.querylog_schema import DEFAULT_BASE, prepare_days
 
     name = f"{DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
+    prepare_days(admin, name, ahead=1, template=False)
     yield name
     delete_alias_indices(admin, name)
 

@@ -2,9 +2,10 @@
 
 `submit()` is all a request ever does: put one event into the buffer, or count it as dropped when
 the buffer is full. It never waits for and never fails because of Elasticsearch. The thread sends
-what has accumulated every `flush_every` seconds (sooner once `batch_size` events wait), creating
-each day's index with the shared mapping before its first write. A failed write is counted as
-dropped, not retried: a cluster that is down costs searches nothing and memory stays bounded.
+what has accumulated every `flush_every` seconds (sooner once `batch_size` events wait), each event
+into its day's index. Only days that exist: the indexer's side makes them ahead, the web user cannot
+create an index (DECISIONS.md D-188). A failed write is counted as dropped, not retried: a cluster that is
+down costs searches nothing and memory stays bounded.
 Documents and index names come from papersearch/querylog_schema.py.
 """
 
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 
 DropCallback = Callable[[int, str], None]  # (events, reason)
 # Drop reasons (the `reason` label of the drop metric).
-FULL, UNAVAILABLE, REJECTED = "buffer_full", "unavailable", "rejected"
+FULL, UNAVAILABLE, REJECTED, NO_DAY = "buffer_full", "unavailable", "rejected", "no_day_index"
 WARN_EVERY = 60.0  # seconds between two warnings of the same kind
 
 
@@ -127,11 +128,18 @@ class QueryLogWriter:
             failed = [item["create"] for item in response["items"]
                       if item["create"].get("error") and item["create"].get("status") != 409]
             duplicates = sum(1 for item in response["items"] if item["create"].get("status") == 409)
+            missing = [f for f in failed if _no_such_day(f["error"])]
+            if missing:
+                self._warn(NO_DAY, "query log: %s does not exist and the webapp may not create it (the indexer "
+                           "makes the days ahead: papersearch-admin querylog prepare); %d events dropped",
+                           index, len(missing))
+                self._drop(len(missing), NO_DAY)
+                failed = [f for f in failed if not _no_such_day(f["error"])]
             if failed:
                 self._warn(REJECTED, "query log: %d of %d events refused by %s, first: %s",
                            len(failed), len(docs), index, failed[0]["error"])
                 self._drop(len(failed), REJECTED)
-            self.on_written(len(docs) - len(failed) - duplicates)
+            self.on_written(len(docs) - len(failed) - len(missing) - duplicates)
 
     # --- shared -------------------------------------------------------------------------------------
 
@@ -169,3 +177,9 @@ class QueryLogWriter:
         self._closed = True
         self._wake.set()
         atexit.unregister(self.close)
+
+
+def _no_such_day(error: dict) -> bool:
+    """A bulk item refused because its index does not exist: the web user may not create it (403 on
+    indices:admin/auto_create), or auto-creation is off (index_not_found_exception)."""
+    return error.get("type") == "index_not_found_exception" or "indices:admin/auto_create" in error.get("reason", "")

@@ -46,13 +46,20 @@ def snapshot_name(alias: str, now: datetime | None = None) -> str:
     return f"{alias}-backup-{when:%Y%m%d-%H%M%S}-{when.microsecond // 1000:03d}"  # two in one second differ
 
 
+def _begun_log_days(client: Elasticsearch, settings: Settings) -> list[str]:
+    """The query log's days up to today: those made ahead for the webapp are empty (DECISIONS.md D-188), and a
+    restore would only merge them into the ones the cluster has."""
+    today = datetime.now(UTC).date()
+    return [name for name, day in log_indices(client, settings.query_log_index).items() if day <= today]
+
+
 def _site_meta(client: Elasticsearch, settings: Settings, note: str) -> SiteMeta:
     alias = settings.alias
     complete = [v for v in versions.versions(client, alias) if v.complete]
     live = next((v.name for v in complete if v.live), None)
     if live is None:
         raise BackupError(f"alias {alias!r} points at no complete version: there is nothing to back up")
-    days = log_indices(client, settings.query_log_index)
+    days = _begun_log_days(client, settings)
     docs = 0
     if days:
         docs = client.count(index=",".join(days))["count"]
@@ -88,7 +95,7 @@ def take(client: Elasticsearch, settings: Settings, note: str = "", progress: bo
     repo = repos.ensure(client, settings)
     meta = _site_meta(client, settings, note)
     name = snapshot_name(settings.alias)
-    indices = [*meta.versions, *log_indices(client, settings.query_log_index)]
+    indices = [*meta.versions, *_begun_log_days(client, settings)]
     started = time.monotonic()
     bar = Progress("backup", progress)
     try:

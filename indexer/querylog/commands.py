@@ -4,7 +4,10 @@
                                           searches per day, zero-result share, top (zero-result) queries,
                                           retyped queries, median click position, p50/p95 took
     querylog prune --older-than 90d [--dry-run]
-                                          delete daily indices of days before that (no ILM here)
+                                          delete daily indices of days before that (no ILM here); make the
+                                          next days', as prepare does
+    querylog prepare [--days N]           make today's and the next N days' indices (default 7): the webapp
+                                          appends only to days that exist (DECISIONS.md D-188)
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
 
 from indexer.cli.exit_codes import EXIT_FAILED, EXIT_OK
 from indexer.cli.runner import Session, add_dry_run, command
+from papersearch import querylog_schema
 
 SOURCES = ("page", "api", "all")  # the values of the events' `source`, and all of them
 _SOURCE_NAMES = {"page": "search page only", "api": "API only", "all": "search page and API"}
@@ -49,6 +53,24 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     prune.add_argument("--yes", action="store_true")
     add_dry_run(prune, "which daily indices it would delete")
     prune.set_defaults(handler=run_querylog_prune)
+    ahead = actions.add_parser("prepare", help="make today's and the next days' indices (the webapp cannot)")
+    ahead.add_argument("--days", type=_days_ahead, default=None,
+                       help="days after today (default 7, at most 31)")
+    ahead.set_defaults(handler=run_querylog_prepare)
+
+
+def _days_ahead(text: str) -> int:
+    try:
+        days = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of days: {text!r}") from None
+    if not 0 <= days <= MAX_DAYS_AHEAD:
+        raise argparse.ArgumentTypeError(f"must be 0 to {MAX_DAYS_AHEAD} (each day is an index), got {days}")
+    return days
+
+
+# Each day made ahead is an empty one-shard index; a month is plenty for a missed cron.
+MAX_DAYS_AHEAD = 31
 
 
 def old_days(client: Elasticsearch, base: str, older_than: timedelta, now: datetime | None = None) -> list[str]:
@@ -89,6 +111,17 @@ def run_querylog_prune(args: argparse.Namespace, session: Session) -> int:
         return EXIT_FAILED
     deleted = prune(session.client, base, args.older_than)
     print(f"deleted {len(deleted)}: {', '.join(deleted) or '-'}")
+    querylog_schema.prepare_days_if_allowed(session.client, base)  # the daily cron keeps the webapp's days ahead
+    return EXIT_OK
+
+
+@command
+def run_querylog_prepare(args: argparse.Namespace, session: Session) -> int:
+    days = querylog_schema.DAYS_AHEAD if args.days is None else args.days
+    base = session.settings.query_log_index
+    made = querylog_schema.prepare_days(session.client, base, ahead=days)
+    print(f"query log days through {querylog_schema.days_to_prepare(base, ahead=days)[-1]}: "
+          f"made {len(made)}{': ' + ', '.join(made) if made else ''}")
     return EXIT_OK
 
 

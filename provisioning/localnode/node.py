@@ -215,6 +215,8 @@ class LocalNode:
         if not starting:
             say(f"{self._describe()} already running (pid {', '.join(str(p.pid()) for p in wanted)}) "
                 f"at {', '.join(p.url(self.cfg.host) for p in wanted)}")
+            for path in realm.refresh_roles([p.conf for p in procs]):
+                say(f"roles updated in {path} (the node reloads them)")
             readiness.check_users(wanted, self.cfg.host)
             return self.status()
         java_home = self.prepare()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -24,6 +25,31 @@ FILES = ("elasticsearch.keystore", "users", "users_roles", "roles.yml")
 MARKER = ".papersearch-realm"
 
 
+def local_roles() -> str:
+    """roles.yml of the local node: every site on it logs in as the same users, so the roles cover `papers*`
+    (DECISIONS.md D-188)."""
+    return roles_yaml(role_bodies(["papers*"]))
+
+
+def refresh_roles(confs: list[Path]) -> list[Path]:
+    """A running node's roles.yml brought up to this code's roles (Elasticsearch reloads the file within
+    seconds; users and passwords are left to `ensure`); the files rewritten."""
+    roles = local_roles()
+    written = []
+    for conf in confs:
+        path = conf / "roles.yml"
+        if not path.exists() or path.read_text() == roles:
+            continue
+        draft = conf / ".roles.yml.tmp"
+        draft.write_text(roles)
+        stat = path.stat()
+        os.chown(draft, stat.st_uid, stat.st_gid)
+        os.chmod(draft, stat.st_mode & 0o777)
+        os.replace(draft, path)
+        written.append(path)
+    return written
+
+
 def ensure(es_home: Path, user: NodeUser, env: dict[str, str]) -> None:
     """Keystore with bootstrap.password and the file realm's roles and users in es_home/config.
 
@@ -31,7 +57,7 @@ def ensure(es_home: Path, user: NodeUser, env: dict[str, str]) -> None:
     """
     conf = es_home / "config"
     passwords = credentials.ensure()
-    roles = roles_yaml(role_bodies(["papers*"]))
+    roles = local_roles()
     digest = hashlib.sha256(json.dumps([passwords, roles], sort_keys=True).encode()).hexdigest()
     marker = conf / MARKER
     if marker.exists() and marker.read_text() == digest and all((conf / f).exists() for f in FILES):

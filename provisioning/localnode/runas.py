@@ -15,8 +15,9 @@ from provisioning.localnode.distribution import say
 
 
 class NodeUser:
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, why: str = "Elasticsearch refuses to run as root") -> None:
         self.name = name
+        self.why = why
         self.as_root = os.geteuid() == 0
 
     def ensure(self) -> None:
@@ -26,11 +27,14 @@ class NodeUser:
         try:
             pwd.getpwnam(self.name)
         except KeyError:
-            say(f"creating system user {self.name} (Elasticsearch refuses to run as root)")
-            subprocess.run(
-                ["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", self.name],
-                check=True,
-            )
+            say(f"creating system user {self.name} ({self.why})")
+            made = subprocess.run(["useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                                   self.name], capture_output=True, text=True)
+            if made.returncode != 0:
+                try:
+                    pwd.getpwnam(self.name)  # made meanwhile by another start: fine
+                except KeyError:
+                    raise OSError(f"useradd {self.name} failed: {made.stderr.strip()}") from None
 
     def wrap(self, cmd: list[str]) -> list[str]:
         return ["runuser", "-u", self.name, "--", *cmd] if self.as_root else cmd

@@ -36,6 +36,7 @@ expect.set_options(timeout=CEILING_MS)
 def live_query_log(admin) -> Iterator[str]:
     """The base name of the query log the live server writes (its indices are deleted afterwards)."""
     base = f"{querylog_schema.DEFAULT_BASE}-tbrowser{uuid.uuid4().hex[:6]}"
+    querylog_schema.prepare_days(admin, base, ahead=1, template=False)  # the web user appends to days that exist
     yield base
     delete_alias_indices(admin, base)
 

@@ -35,7 +35,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from support import BIN, delete_alias_indices, gunicorn, visit
 
 from indexer.querylog.report import Report, build
-from papersearch.querylog_schema import DEFAULT_BASE
+from papersearch.querylog_schema import DEFAULT_BASE, prepare_days
 
 HERE = Path(__file__).resolve().parent
 SEED = int(os.environ.get("PAPERSEARCH_SCHEMATHESIS_SEED") or random.SystemRandom().randrange(2**31))
@@ -64,6 +64,7 @@ def rejected(metrics: str) -> float:
 def fuzzed(cluster, sample_alias, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fuzzed]:
     tmp = tmp_path_factory.mktemp("contract")
     log_base = f"{DEFAULT_BASE}-t{uuid.uuid4().hex[:8]}"
+    prepare_days(cluster.client("admin"), log_base, ahead=1, template=False)  # the web user appends to days made
     try:
         with gunicorn(cluster, sample_alias, tmp / "gunicorn.log", workers=2, PAPERSEARCH_QUERY_LOG="on",
                       PAPERSEARCH_QUERY_LOG_INDEX=log_base) as (_, base):

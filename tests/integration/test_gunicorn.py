@@ -3,14 +3,19 @@ under concurrent load, then a graceful stop."""
 
 from __future__ import annotations
 
+import os
+import pwd
 import signal
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import psutil
 import pytest
 import requests
-from support import gunicorn
+from support import gunicorn, gunicorn_server
+
+from provisioning import webuser
 
 CLIENTS, REQUESTS_EACH = 8, 25
 PATHS = [
@@ -76,3 +81,38 @@ def test_over_long_urls_get_our_json_error(server):
     assert requests.get(base + "/healthz", timeout=5).status_code == 200  # the workers carry on
     assert "Traceback" not in log.read_text()
 
+
+
+def _status_ids(pid: int) -> dict[str, list[int]]:
+    """Uid, Gid and Groups of a process (/proc/<pid>/status)."""
+    lines = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return {key: [int(v) for v in value.split()] for key, _, value in (line.partition(":") for line in lines)
+            if key in ("Uid", "Gid", "Groups")}
+
+
+def test_the_workers_do_not_run_as_root(cluster, admin, sample_alias, query_log_base, tmp_path):
+    """Started the way `make serve` starts it (as root in CI and on a plain host; on the local node without ES_URL,
+    so the web identity comes from .local/credentials.json, which only root may read): the workers run as
+    papersearch-web without root's groups (issue 53.10), and search, log and count as before. Started by another
+    user, they run as that user."""
+    env = {"PAPERSEARCH_ALIAS": sample_alias, "PAPERSEARCH_RATE_LIMIT": "off", "PAPERSEARCH_QUERY_LOG": "on",
+           "PAPERSEARCH_QUERY_LOG_INDEX": query_log_base}
+    if cluster.kind != "local node":
+        env |= {"ES_URL": cluster.url, "ES_WEB_USERNAME": cluster.web[0], "ES_WEB_PASSWORD": cluster.web[1]}
+    with gunicorn_server(env, tmp_path / "gunicorn.log", workers=2) as (proc, base):
+        assert requests.get(f"{base}/api/search", params={"q": "graph"}, timeout=20).status_code == 200
+        metrics = requests.get(f"{base}/metrics", timeout=10).text  # written by the workers, in their folder
+        assert 'papersearch_searches_total{source="api"} 1.0' in metrics
+        workers = psutil.Process(proc.pid).children()
+        assert len(workers) == 2
+        for worker in workers:
+            ids = _status_ids(worker.pid)
+            if os.geteuid() == 0:
+                expected = pwd.getpwnam(webuser.NAME)
+                assert ids["Uid"] == [expected.pw_uid] * 4 and ids["Gid"] == [expected.pw_gid] * 4, ids
+                assert ids["Groups"] == [], ids  # none of root's
+            else:
+                assert ids["Uid"][0] == os.geteuid()
+    assert proc.returncode == 0
+    admin.indices.refresh(index=f"{query_log_base}-*")
+    assert admin.count(index=f"{query_log_base}-*")["count"] == 1  # the search, logged by a worker on its way out

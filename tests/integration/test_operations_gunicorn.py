@@ -5,11 +5,15 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
+import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import psutil
+import pytest
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 from support import free_port, gunicorn, wait_for
@@ -32,6 +36,14 @@ def searches_counted(base: str) -> float:
                if s.name == "papersearch_searches_total" and s.labels == {"source": "api"})
 
 
+@pytest.fixture
+def reachable_dir() -> Iterator[Path]:
+    """A folder outside pytest's (closed to other users: /tmp/pytest-of-root is 0700)."""
+    path = Path(tempfile.mkdtemp(prefix="papersearch-test-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def worker_files(directory: Path) -> dict[str, set[str]]:
     """pid (or "archive") → the metric types that have a file for it."""
     out: dict[str, set[str]] = {}
@@ -41,9 +53,9 @@ def worker_files(directory: Path) -> dict[str, set[str]]:
     return out
 
 
-def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, query_log_base, tmp_path):
-    metrics_dir = tmp_path / "metrics"
-    metrics_dir.mkdir()
+def test_metrics_query_log_and_json_logs_across_workers(cluster, sample_alias, admin, query_log_base, tmp_path,
+                                                        reachable_dir):
+    metrics_dir = reachable_dir  # the workers write there, as papersearch-web when started as root (D-189)
     (metrics_dir / "counter_999999.db").write_bytes(b"stale")  # a previous run's file: removed at start
     base = query_log_base
     log_path = tmp_path / "gunicorn.log"

@@ -10,7 +10,7 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 from pathlib import Path
 
 import pytest
@@ -34,7 +34,11 @@ def base(query_log_base: str) -> str:
 
 
 def write(cluster, base: str, events: list[querylog_schema.Event]) -> None:
-    """Through the webapp's own writer and identity; then make them searchable."""
+    """Through the webapp's own writer and identity, into days made first as the indexer's side makes them (the
+    web user appends only to days that exist); then make them searchable."""
+    for day in {event.index_time().date() for event in events}:
+        querylog_schema.prepare_days(cluster.client("admin"), base, datetime.combine(day, time(12), UTC), ahead=0,
+                                     template=False)
     writer = QueryLogWriter(cluster.client("web"), base, flush_every=0.2)
     for event in events:
         writer.submit(event)
@@ -87,10 +91,11 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
 def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias, admin):
     web = cluster.client("web")
     index = f"{base}-2026.01.01"
-    querylog_schema.ensure_template(cluster.client("indexer"))  # the indexer's side owns the days' shape
     with pytest.raises(AuthorizationException):  # issue 45.6: no index of the web user's own making
         web.indices.create(index=index, **querylog_schema.INDEX_BODY)
-    web.index(index=index, document={"event": "search"}, op_type="create")  # the day's first document makes it
+    # The indexer's side makes the day (issue 53.7; tests/integration/test_site_roles.py: the web user cannot).
+    querylog_schema.prepare_days(admin, base, datetime(2026, 1, 1, tzinfo=UTC), ahead=0)
+    web.index(index=index, document={"event": "search"}, op_type="create")
     assert admin.indices.get_mapping(index=index)[index]["mappings"] == querylog_schema.INDEX_BODY["mappings"]
     with pytest.raises(BadRequestError):  # strict: only the log's own fields
         web.index(index=index, document={"event": "search", "probe": {"nested": 1}}, op_type="create")
@@ -125,7 +130,7 @@ def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias
 
 def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(cluster, base, admin):
     """Reading (report), deleting days (prune), appending (restore merges entries: DECISIONS.md D-127); never
-    rewriting an entry or making a day's index by hand."""
+    rewriting an entry. (Making the days ahead: tests/integration/test_site_roles.py.)"""
     indexer = cluster.client("indexer")
     index = f"{base}-2026.01.02"
     write(cluster, base, [search_event(datetime(2026, 1, 2, 8, tzinfo=UTC), "x", 1)])
@@ -138,8 +143,6 @@ def test_indexer_role_reads_and_deletes_the_query_log_and_may_only_append_to_it(
         indexer.update(index=index, id=entry, doc={"q": "forged"})
     with pytest.raises(AuthorizationException):
         indexer.delete(index=index, id=entry)
-    with pytest.raises(AuthorizationException):
-        indexer.indices.create(index=f"{base}-2026.01.03")
     indexer.indices.delete(index=index)
     assert not admin.indices.exists(index=index)
 
@@ -238,8 +241,8 @@ def test_prune_deletes_only_old_daily_indices(cluster, base, admin, alias, monke
     expected = [querylog_schema.daily_index(base, now - timedelta(days=age)) for age in (400, 91)]
     assert deleted == expected
     left = sorted(admin.indices.get(index=f"{base}-*"))
-    assert left == sorted([querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (90, 89, 1, 0)]
-                          + [querylog_schema.daily_index(other_base, now - timedelta(days=400))])
+    assert left == sorted([querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (90, 89, 1, 0, -1)]
+                          + [querylog_schema.daily_index(other_base, now - timedelta(days=400))])  # -1: made ahead
 
     refused = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d")
     assert refused.returncode == 1 and "refusing without --yes" in refused.stderr
@@ -251,8 +254,9 @@ def test_prune_deletes_only_old_daily_indices(cluster, base, admin, alias, monke
     assert cluster_state(admin, f"{base}*") == before
     done = run_admin(cluster, base, "querylog", "prune", "--older-than", "1d", "--yes")
     assert (done.returncode, done.stdout) == (0, f"deleted 2: {doomed}\n"), done.stderr
-    assert sorted(admin.indices.get(index=f"{base}-2*")) == sorted(
-        querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (1, 0))
+    kept = [name for name in admin.indices.get(index=f"{base}-2*")
+            if querylog_schema.day_of_index(base, name) <= now.date()]  # days made ahead are not the prune's
+    assert sorted(kept) == sorted(querylog_schema.daily_index(base, now - timedelta(days=a)) for a in (1, 0))
 
 
 def test_admin_log_lines_can_be_json(cluster, base, alias):

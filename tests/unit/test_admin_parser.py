@@ -28,7 +28,7 @@ def leaf_commands(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()) -
 
 def test_every_command_dispatches_to_its_own_handler():
     commands = leaf_commands(admin._parser())
-    assert len(commands) == 11 and ("querylog", "prune") in commands
+    assert len(commands) == 12 and ("querylog", "prune") in commands and ("querylog", "prepare") in commands
     for words in commands:
         args = admin._parser().parse_args([*words, *REQUIRED.get(words, [])])
         assert callable(args.handler), words

@@ -10,6 +10,7 @@ import re
 import stat
 import subprocess
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -50,9 +51,18 @@ def test_write_makes_the_three_files_and_keeps_unchanged_ones(tmp_path: Path) ->
 class FakeClient:
     """Answers like Elasticsearch once its file realm holds the user (what setup waits for)."""
 
+    made: ClassVar[list[str]] = []  # the query log's days setup made, by every client
+
     def __init__(self, realm: Path, user: str, password: str) -> None:
         self.realm, self.user, self.password = realm, user, password
-        self.cluster = self.security = self
+        self.cluster = self.security = self.indices = self
+
+    def put_index_template(self, **_kwargs) -> None:
+        assert self.user == "papersearch_indexer", "the indexer's side owns the query log's template"
+
+    def create(self, index: str, **_kwargs) -> None:
+        assert self.user == "papersearch_indexer", "the web user makes no index (DECISIONS.md D-188)"
+        self.made.append(index)
 
     def authenticate(self) -> dict:
         users = dict(line.split(":", 1) for line in (self.realm / "users").read_text().splitlines())
@@ -74,6 +84,11 @@ def test_setup_in_file_mode_needs_no_superuser_and_writes_the_realm(tmp_path: Pa
                             factory=lambda _c, user, password: FakeClient(tmp_path, user, password))
     assert code == stack_setup.EXIT_OK
     assert (tmp_path / "users").exists() and (tmp_path / "roles.yml").exists()
+    assert len(FakeClient.made) == 8 and FakeClient.made[0].startswith("papersearch-querylog-20")  # today + 7 ahead
+    # The site's web role reads its alias and versions, not `papers*` (another site's `papersx-…`: issue 53.7).
+    roles = (tmp_path / "roles.yml").read_text()
+    reader = roles.split(f"{READER_ROLE}:", 1)[1].split("\n", 4)[3]
+    assert '"/papers&~(' in reader and '"/papers-.*&~(' in reader and "/papers.*" not in reader, reader
 
 
 def test_app_entrypoint_turns_secret_files_into_the_commands_environment(tmp_path: Path) -> None:
@@ -93,3 +108,21 @@ def test_elasticsearch_entrypoint_reads_file_variables_and_dotted_settings() -> 
     assert subprocess.run(["bash", "-n", str(ROOT / "docker" / "elasticsearch-entrypoint.sh")]).returncode == 0
     assert "_FILE$" in script and "bootstrap.password" in script and "env -0" in script
     assert 'exec bin/elasticsearch "${settings[@]}" "$@"' in script
+
+
+def test_a_running_local_node_gets_this_codes_roles(tmp_path: Path) -> None:
+    """`papersearch-node start` on a running node rewrites a roles.yml of older roles in place (owner and mode kept:
+    the node's user reads it), so a role change needs no restart (issue 53.7); an up-to-date one is left alone."""
+    from provisioning.localnode import realm
+
+    old, current = tmp_path / "node-1", tmp_path / "node-2"
+    for conf in (old, current):
+        conf.mkdir()
+    (old / "roles.yml").write_text("papersearch_reader:\n  cluster: []\n")
+    (old / "roles.yml").chmod(0o660)
+    (current / "roles.yml").write_text(realm.local_roles())
+    assert realm.refresh_roles([old, current, tmp_path / "missing"]) == [old / "roles.yml"]
+    assert (old / "roles.yml").read_text() == realm.local_roles()
+    assert stat.S_IMODE((old / "roles.yml").stat().st_mode) == 0o660
+    assert '"create_doc"]' in realm.local_roles() and "auto_configure" not in realm.local_roles()
+    assert realm.refresh_roles([old, current]) == []

@@ -83,10 +83,11 @@ def test_roles_grant_the_query_log_only_what_each_side_needs():
     roles = role_bodies(["papers*"])
     log_entries = {role: [e for e in body["indices"] if e["names"] == [querylog_schema.INDEX_PATTERN]]
                    for role, body in roles.items()}
-    assert log_entries[READER_ROLE] == [{"names": ["papersearch-querylog-*"],
-                                         "privileges": ["create_doc", "auto_configure"]}]
+    # Appends to days that exist and makes none (auto_configure would let any name be made: DECISIONS.md D-188).
+    assert log_entries[READER_ROLE] == [{"names": ["papersearch-querylog-*"], "privileges": ["create_doc"]}]
     assert roles[READER_ROLE]["cluster"] == []  # issue 45.6: the webapp calls nothing cluster-wide
-    assert log_entries[WRITER_ROLE] == [{"names": ["papersearch-querylog-*"], "privileges": ["read", "delete_index"]}]
+    assert log_entries[WRITER_ROLE] == [{"names": ["papersearch-querylog-*"],
+                                         "privileges": ["read", "create_index", "delete_index"]}]
     for body in roles.values():
         others = [e for e in body["indices"] if e["names"] != [querylog_schema.INDEX_PATTERN]]
         assert all(name.startswith("/") for e in others for name in e["names"])

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from elastic_transport import ConnectionError as EsConnectionError
 
 from papersearch import querylog_schema
-from webapp.querylog_writer import FULL, REJECTED, UNAVAILABLE, QueryLogWriter
+from webapp.querylog_writer import FULL, NO_DAY, REJECTED, UNAVAILABLE, QueryLogWriter
 
 
 class StandInClient:
@@ -22,6 +22,7 @@ class StandInClient:
         self.created: list[str] = []
         self.fail: Exception | None = None
         self.refuse_every_other = False
+        self.missing_days: set[str] = set()  # indices that do not exist: the web user may not make them
         self.indices = self
 
     def create(self, index: str, **_body) -> None:
@@ -34,8 +35,13 @@ class StandInClient:
         self.bulks.append(operations)
         items = []
         for i in range(len(operations) // 2):
-            error = {"type": "mapper_parsing_exception"} if self.refuse_every_other and i % 2 else None
-            items.append({"create": {"status": 400 if error else 201, **({"error": error} if error else {})}})
+            status, error = 201, None
+            if operations[2 * i]["create"]["_index"] in self.missing_days:
+                status, error = 403, {"type": "security_exception", "reason": "action [indices:admin/auto_create] "
+                                      "is unauthorized for user [papersearch_web] with effective roles [...]"}
+            elif self.refuse_every_other and i % 2:
+                status, error = 400, {"type": "mapper_parsing_exception"}
+            items.append({"create": {"status": status, **({"error": error} if error else {})}})
         return {"errors": any("error" in it["create"] for it in items), "items": items}
 
 
@@ -52,7 +58,7 @@ def make(client: StandInClient, **kwargs) -> tuple[QueryLogWriter, Counter]:
     return writer, drops
 
 
-def test_events_are_written_per_day_into_indices_the_template_makes():
+def test_events_are_written_per_day_into_indices_made_ahead():
     client = StandInClient()
     writer, drops = make(client)
     for n in range(1, 4):
@@ -62,7 +68,7 @@ def test_events_are_written_per_day_into_indices_the_template_makes():
     writer.submit(click(30, 5))
     assert writer.flush(5)
     writer.close()
-    assert client.created == []  # issue 45.6: the day's first document makes its index from the template
+    assert client.created == []  # the webapp makes no index: the indexer's side makes the days (D-188)
     docs = [op for ops in client.bulks for op in ops[1::2]]
     targets = [op["create"]["_index"] for ops in client.bulks for op in ops[0::2]]
     assert [d["position"] for d in docs] == [1, 2, 3, 4, 5]
@@ -111,6 +117,20 @@ def test_refused_documents_are_counted():
     assert drops == Counter({REJECTED: 2})
     assert sum(written) == 2
     writer.close()
+
+
+def test_a_day_nobody_made_drops_its_events_apart_from_refusals(caplog):
+    client = StandInClient()
+    client.missing_days = {"papersearch-querylog-unit-2026.11.30"}
+    written: list[int] = []
+    writer, drops = make(client, on_written=written.append)
+    for n in range(1, 4):
+        writer.submit(click(30, n))
+    writer.submit(click(29, 4))
+    assert writer.flush(5)
+    writer.close()
+    assert drops == Counter({NO_DAY: 3}) and sum(written) == 1
+    assert "papersearch-admin querylog prepare" in caplog.text
 
 
 def test_nothing_is_accepted_after_close():
