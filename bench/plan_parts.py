@@ -1,5 +1,5 @@
 """What each part of a search costs (bench/query_cost.py --parts): our requests for a query, each time
-without one part of the plan (webapp/services/plan.py), so the difference in `took` is that part's price.
+without one part of the plan (webapp/services/plan/ladder.py), so the difference in `took` is that part's price.
 
 Parts, as they show in the request bodies the service sends:
   highlight      the highlight section (the lean highlight query on the highlighted fields)
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
-from webapp.services.facet_queries import HISTOGRAM
+from webapp.services.facets.queries import HISTOGRAM
 
 Body = dict[str, Any]
 

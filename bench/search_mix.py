@@ -50,8 +50,9 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
     """A page's body SearchService.search sends for these URL parameters, without concept expansions (the
     service's own plan and renderer)."""
-    from webapp.services import plan, render
-    from webapp.services.query_parser import parse_query
+    from webapp.services.bodies import render
+    from webapp.services.plan import ladder as plan
+    from webapp.services.query.parser import parse_query
     from webapp.services.search_settings import search_config
 
     search, config = parsed_params(params, api=False), search_config()

@@ -1,7 +1,7 @@
 """Domain objects exchanged between the search service and the controllers/templates.
 
 Fields ending in `_html` are already HTML-safe: escaped text whose only markup is our own
-<mark>…</mark> and sanitised MathML for TeX formulas (webapp/services/math_html.py). Everything else
+<mark>…</mark> and sanitised MathML for TeX formulas (webapp/services/results/math_html.py). Everything else
 is plain text and must be escaped by the template as usual.
 """
 

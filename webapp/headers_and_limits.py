@@ -62,7 +62,7 @@ SEARCH_ENDPOINTS = {"ui.search": "page", "api.search": "api"}  # weighed by what
 
 def cost() -> int:
     """This request's weight in the rate limit: a search by its clauses, concepts and size (config query_cost,
-    webapp/services/plan.py cost()); a page or a paper 1."""
+    webapp/services/plan/ladder.py cost()); a page or a paper 1."""
     if request.endpoint in SEARCH_ENDPOINTS:
         return _search_cost(SEARCH_ENDPOINTS[request.endpoint])
     weight = WEIGHTS.get(request.endpoint or "", 1)

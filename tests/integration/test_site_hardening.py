@@ -19,7 +19,7 @@ from support import ROOT, SAMPLE, loaded_alias
 
 from indexer.querylog.report import build
 from webapp import caching, create_app
-from webapp.services.query_parser import parse_query
+from webapp.services.query.parser import parse_query
 
 PUBLIC = "https://papers.example.org"
 EVIL = "evil.example"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from webapp.services.query_parser import (
+from webapp.services.query.parser import (
     MAX_CLAUSES,
     MAX_SEARCHED,
     Clause,

@@ -1,4 +1,4 @@
-"""TeX math: spans, readable text (papersearch/tex.py), MathML with highlights (webapp/services/math_html.py),
+"""TeX math: spans, readable text (papersearch/tex.py), MathML with highlights (webapp/services/results/math_html.py),
 BibTeX titles (webapp/serializers/bibtex.py), and the address check (webapp/encoding.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from lxml import html
 from papersearch import tex
 from webapp.encoding import PATH, undecodable
 from webapp.serializers import bibtex
-from webapp.services.math_html import fragment_html, mathml, text_html
+from webapp.services.results.math_html import fragment_html, mathml, text_html
 
 
 @pytest.mark.parametrize(("text", "formulas"), [
@@ -81,7 +81,7 @@ def test_an_address_that_is_not_utf8_is_named(query, path, bad):
 
 
 def test_huge_spaces_do_not_survive_the_mathml_allow_list():
-    from webapp.services import math_html
+    from webapp.services.results import math_html
 
     out = math_html.mathml("\\hspace{100000em} x \\kern 9999pt \\, y \\hspace{1em}")
     assert out and "100000em" not in out and "9999pt" not in out
@@ -91,7 +91,7 @@ def test_huge_spaces_do_not_survive_the_mathml_allow_list():
 def test_bombs_stay_tex_and_a_fields_mathml_is_bounded():
     import time
 
-    from webapp.services import math_html
+    from webapp.services.results import math_html
 
     brace_bomb = "$" + "{" * 40 + "x" + "}" * 40 + "$"
     assert "<math" not in math_html.text_html(brace_bomb)

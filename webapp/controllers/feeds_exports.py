@@ -19,8 +19,8 @@ from webapp.controllers import search as search_controller
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
-from webapp.services.long_lists import Listing, PaperEntry
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.long_lists import Listing, PaperEntry
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
 
 log = logging.getLogger(__name__)

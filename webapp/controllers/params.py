@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
-from webapp.services.query_parser import take_filters
+from webapp.services.query.parser import take_filters
 from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the

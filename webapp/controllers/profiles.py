@@ -14,7 +14,7 @@ from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
 from webapp.controllers.params import RequestArgs
 from webapp.domain import AuthorProfile, NameCount, TopicProfile
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.profiles import ProfileService
 
 
 def author(profiles: ProfileService, name: str, args: MultiDict, request_args: RequestArgs,

@@ -6,7 +6,7 @@ from flask import current_app
 
 from webapp.controllers.events import Recorder
 from webapp.controllers.params import RequestArgs
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
 from webapp.services.search_settings import WebSearchConfig
 

@@ -10,7 +10,7 @@ from pydantic import model_validator
 
 from papersearch import index_definition
 from papersearch.search_config import SearchConfig, validated
-from webapp.services.facet_kinds import FacetKind, HierarchyFacet, TermsFacet
+from webapp.services.facets.kinds import FacetKind, HierarchyFacet, TermsFacet
 
 
 class WebSearchConfig(SearchConfig):

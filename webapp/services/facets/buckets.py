@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import Facet, SearchParams
-from webapp.services.labels import Labels
+from webapp.services.facets.labels import Labels
 from webapp.services.search_settings import WebSearchConfig
 
 

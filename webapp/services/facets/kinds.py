@@ -17,8 +17,8 @@ from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
 from webapp.i18n import translate
-from webapp.services.es_query import Query
-from webapp.services.labels import Labels
+from webapp.services.es.query import Query
+from webapp.services.facets.labels import Labels
 
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values
 KNOWN = "known"  # which selected filter values some paper of the index has at all (known_values)

@@ -15,7 +15,7 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import BadQuery, SearchUnavailable
-from webapp.services.es_errors import es_errors
+from webapp.services.es.errors import es_errors
 from webapp.services.search_settings import WebSearchConfig
 
 log = logging.getLogger(__name__)

@@ -19,10 +19,12 @@ from webapp.domain import (
     SearchResult,
     TopicProfile,
 )
-from webapp.services import author_groups, author_names, render
-from webapp.services import profile_queries as pq
-from webapp.services.facets import facets
-from webapp.services.hits import to_hit
+from webapp.services.bodies import render
+from webapp.services.facets.buckets import facets
+from webapp.services.pages import author_groups
+from webapp.services.pages import profile_queries as pq
+from webapp.services.query import author_names
+from webapp.services.results.hits import to_hit
 from webapp.services.search import SearchService
 
 Answer = dict[str, Any]

@@ -48,7 +48,7 @@ class Clause:
     phrase: bool = False
     field: str | None = None  # a key of FIELD_NAMES' values: author, title, abstract, topic
     excluded: bool = False
-    # author: only, set by webapp/services/author_names.py: the indexed keys of the person named (None: not
+    # author: only, set by webapp/services/query/author_names.py: the indexed keys of the person named (None: not
     # looked up; empty: no author of that name), and whether similar names are searched instead (when empty).
     keys: tuple[str, ...] | None = None
     fuzzy: bool = False

@@ -24,8 +24,7 @@ from typing import Any
 
 from papersearch.text import has_cjk
 from webapp.domain import PartialMatch, SearchParams
-from webapp.services.expansion import Expansion
-from webapp.services.plan_requests import (
+from webapp.services.plan.requests import (
     Count,
     Facets,
     Found,
@@ -38,8 +37,9 @@ from webapp.services.plan_requests import (
     Spelling,
     Tier,
 )
-from webapp.services.plan_words import Concept, Fuzzy, Highlight, Text, Words
-from webapp.services.query_parser import Clause, ParsedQuery
+from webapp.services.plan.words import Concept, Fuzzy, Highlight, Text, Words
+from webapp.services.query.expansion import Expansion
+from webapp.services.query.parser import Clause, ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
 # Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of
