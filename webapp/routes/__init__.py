@@ -23,7 +23,8 @@ def request_args() -> RequestArgs:
     return current_app.extensions["request_args"]
 
 
-def search_config() -> WebSearchConfig:
+def search_settings() -> WebSearchConfig:
+    """The search settings the app was started with (create_app: loaded and validated once)."""
     return current_app.config["SEARCH_CONFIG"]
 
 

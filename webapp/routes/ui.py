@@ -9,7 +9,7 @@ from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.domain import SearchParams
-from webapp.routes import profiles, recorder, request_args, search_config, service
+from webapp.routes import profiles, recorder, request_args, search_settings, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.site import absolute, external_url
 from webapp.views import facets
@@ -28,7 +28,7 @@ def topic_label(area: str, subarea: str | None = None) -> str | None:
 
 @blueprint.get("/")
 def search():
-    config = search_config()
+    config = search_settings()
     result, status = controller.search(service(), request.args, request_args(), recorder(), "page", i18n.current())
     links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang())
     return render_template("search.html", result=result, links=links, config=config,
@@ -44,7 +44,7 @@ def paper(paper_id: str):
     hit = data["paper"]
     back_url = results_url(request.referrer, request.host, url_for("ui.search"))
     response = make_response(render_template(
-        "paper.html", config=search_config(), bibtex=to_bibtex(hit), description=page_description(hit),
+        "paper.html", config=search_settings(), bibtex=to_bibtex(hit), description=page_description(hit),
         # one address for every ?lang= variant (the language follows the reader, not the URL)
         canonical_url=external_url("ui.paper", paper_id=hit.id), back_url=back_url, **data), status)
     if back_url:
@@ -57,7 +57,7 @@ def paper(paper_id: str):
 @blueprint.get("/author/<path:name>")
 def author(name: str):
     """Every paper of the name (and its other spellings), newest first or by relevance to ?q=, with its facets."""
-    config = search_config()
+    config = search_settings()
     found, status = profile_controller.author(profiles(), name, request.args, request_args())
     if found is None:
         # A surname many people carry (or a name no paper has, whose surname some do): the people, not a bare 404.
@@ -93,7 +93,7 @@ def topic(area: str, subarea: str | None = None):
     if page is None:
         zh = i18n.current() == "zh" and topic_label(found.area, found.subarea)
         return no_topic_page("topic.no_papers", zh or found.subarea or found.area)
-    config = search_config()
+    config = search_settings()
     browse = SearchParams(areas=[] if found.subarea else [found.area], subareas=[found.path] if found.subarea else [])
     links = SearchLinks(url_for("ui.search"), browse, config, i18n.requested_lang())
     return render_template("topic.html", topic=page, links=links, config=config,
