@@ -140,6 +140,11 @@ class Settings(BaseSettings):
             self.public_url = public_url_of_bind(self.bind)
         return self
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value  # gunicorn takes INFO as info
+
     @field_validator("metrics_allow")
     @classmethod
     def _networks(cls, value: str) -> str:

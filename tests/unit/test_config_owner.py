@@ -8,6 +8,11 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
+from papersearch.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [p for package in ("papersearch", "indexer", "webapp") for p in (ROOT / package).rglob("*.py")]
 SOURCES.append(ROOT / "config" / "gunicorn.conf.py")
@@ -59,3 +64,14 @@ def test_no_service_reads_the_settings_at_import() -> None:
             found += [relative(path) for node in ast.walk(statement)
                       if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "search_config"]
     assert found == []
+
+
+def test_gunicorn_and_the_build_lock_take_their_variables_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERSEARCH_WORKERS", "3")
+    monkeypatch.setenv("PAPERSEARCH_LOG_LEVEL", "WARNING")
+    monkeypatch.setenv("PAPERSEARCH_LOCK_TTL", "30")
+    settings = Settings()
+    assert (settings.workers, settings.log_level, settings.lock_ttl) == (3, "warning", 30.0)
+    monkeypatch.setenv("PAPERSEARCH_WORKERS", "0")  # a typo fails at start, named, not inside gunicorn
+    with pytest.raises(ValidationError, match="PAPERSEARCH_WORKERS"):
+        Settings()
