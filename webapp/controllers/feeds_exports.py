@@ -22,6 +22,7 @@ from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Sugges
 from webapp.services.pages.long_lists import Listing, PaperEntry
 from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
+from webapp.views.facet_labels import labelled_result
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -44,7 +45,7 @@ class Sitemap:
 
 
 def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:
-    return service.search(list_args.feed(args)), HTTPStatus.OK
+    return labelled_result(service.search(list_args.feed(args)), list_args.request_args.config), HTTPStatus.OK
 
 
 def export(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[Export, int]:

@@ -15,6 +15,7 @@ from papersearch.text import MAX_AUTHOR
 from webapp.controllers.params import RequestArgs
 from webapp.domain import AuthorProfile, NameCount, TopicProfile
 from webapp.services.pages.profiles import ProfileService
+from webapp.views.facet_labels import labelled_result
 
 
 def author(profiles: ProfileService, name: str, args: MultiDict, request_args: RequestArgs,
@@ -23,7 +24,9 @@ def author(profiles: ProfileService, name: str, args: MultiDict, request_args: R
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, params)
-    return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
+    if found is None:
+        return None, HTTPStatus.NOT_FOUND
+    return found.model_copy(update={"result": labelled_result(found.result, request_args.config)}), HTTPStatus.OK
 
 
 def people(profiles: ProfileService, name: str) -> tuple[list[NameCount], int]:

@@ -19,6 +19,7 @@ from webapp.controllers.params import ParamError, RequestArgs
 from webapp.domain import BadQuery, SearchResult, Suggestion
 from webapp.serializers.citation_download import Citation, cite
 from webapp.services.search import SearchService
+from webapp.views.facet_labels import labelled_result
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,7 @@ def search(service: SearchService, args: MultiDict, request_args: RequestArgs, r
     offers a few page sizes; the API takes any from 1 to the largest."""
     result = service.search(request_args.search(args, api=source == "api"))
     recorder.search(result, source, lang)
-    return result, HTTPStatus.OK
+    return labelled_result(result, request_args.config), HTTPStatus.OK
 
 
 def cost(service: SearchService, args: MultiDict, request_args: RequestArgs, source: Source) -> int:

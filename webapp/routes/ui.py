@@ -18,6 +18,8 @@ from webapp.views.links import SearchLinks, page_description, results_url, topic
 blueprint = Blueprint("ui", __name__)
 blueprint.add_app_template_global(facets.chart, "facet_chart")  # a facet's bars with their links (_chart.html)
 blueprint.add_app_template_global(topic_url)
+# "Area · Subarea" wherever a topic is named in full (the taxonomy's own form, papersearch/taxonomy.py).
+blueprint.add_app_template_global(TOPIC_SEPARATOR, "topic_separator")
 
 
 @blueprint.app_template_global()

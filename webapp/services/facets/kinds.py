@@ -16,7 +16,6 @@ from pydantic import Field
 from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
-from webapp.i18n import translate
 from webapp.services.es.query import Query
 from webapp.services.facets.labels import Labels
 
@@ -204,21 +203,13 @@ class TermsFacet(TermsFacetConfig):
         return FacetRange(param_from=spec.from_, param_to=spec.to, low=params.ranges.get(spec.from_),
                           high=params.ranges.get(spec.to), min=whole(stats.get("min")), max=whole(stats.get("max")))
 
-    def value_labels(self, value: str) -> tuple[str, str]:
-        """A value's English and Chinese labels: the translations `<labels>.<value>` for a facet with `labels`
-        (record types, languages), else the value itself (venues, years)."""
-        if not self.labels:
-            return value, value
-        key = f"{self.labels}.{value}"
-        en, zh = translate("en", key), translate("zh", key)
-        return (value, value) if en == key else (en, zh)  # a value without a translation as itself
-
     def values(self, buckets: list[dict], selected: list[str], span: FacetRange | None = None,
                exists: set[str] | None = None) -> Facet:
         def value(key: str, count: int, chosen: bool) -> FacetValue:
-            # children given, though empty: pydantic deep-copies a mutable default for every instance.
-            en, zh = self.value_labels(key)
-            return FacetValue(value=key, label=en, label_zh=zh, count=count, selected=chosen, children=[])
+            # children given, though empty: pydantic deep-copies a mutable default for every instance. A value is
+            # its own label; those of a facet with `labels` (UI strings) are put in by the view layer
+            # (webapp/views/facet_labels.py).
+            return FacetValue(value=key, label=key, label_zh=key, count=count, selected=chosen, children=[])
 
         values = [value(str(b["key"]), b["doc_count"], str(b["key"]) in selected) for b in buckets]
         values += [value(v, 0, True) for v in selected

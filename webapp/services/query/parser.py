@@ -29,6 +29,9 @@ FIELD_NAMES = {
     "abstract": "abstract", "摘要": "abstract",
     "topic": "topic", "主题": "topic", "领域": "topic",
 }
+# Facet clauses typed in the box (venue:ICLR, year:2021, year:2019-2021) are named by their facet's URL parameter
+# (config/index.json) or by these Chinese names of it; the controller makes them the page's filters (take_filters).
+FACET_PREFIXES_ZH = {"会议": "venue", "期刊": "venue", "年份": "year", "年": "year"}
 _QUOTES = {'"': '"', "“": "”", "„": "“", "＂": "＂"}
 _QUOTE_CHARS = "".join(set(_QUOTES) | set(_QUOTES.values()))
 _SEGMENTS = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
