@@ -9,8 +9,8 @@ must_not: the syntax a plain service would also support, none of our ranking or 
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.es.query import Query
-from webapp.services.facets import queries as fq
+from webapp.services.bodies import facets as fq
+from webapp.services.es_syntax import Query
 from webapp.services.query.parser import ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 

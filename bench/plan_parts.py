@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
-from webapp.services.facets.queries import HISTOGRAM
+from webapp.services.bodies.facets import HISTOGRAM
 
 Body = dict[str, Any]
 

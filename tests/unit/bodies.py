@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from webapp.domain import SearchParams
 from webapp.services.bodies import render
 from webapp.services.bodies import text_query as text_clauses
-from webapp.services.es.query import Query
+from webapp.services.es_syntax import Query
 from webapp.services.plan import ladder as plan
 from webapp.services.plan.requests import Live
 from webapp.services.plan.words import Fuzzy

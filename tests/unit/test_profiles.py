@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 from papersearch.author_keys import author_key, author_keys
 from papersearch.taxonomy import Taxonomy, Topic, topic_slug
 from webapp.domain import Facet, FacetRange, SearchParams
+from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
-from webapp.services.facets import queries as fq
 from webapp.services.facets.kinds import bars
 from webapp.services.pages import profile_queries as pq
 from webapp.services.pages.author_groups import paper_groups, several_people

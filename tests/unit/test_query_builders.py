@@ -8,13 +8,13 @@ import pytest
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchResult
 from webapp.services.bodies import clauses as wq
+from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
-from webapp.services.facets import queries as fq
-from webapp.services.facets.buckets import facets
-from webapp.services.pages import completion
-from webapp.services.pages.papers import more_like_this
+from webapp.services.lookups import completion
+from webapp.services.lookups.papers import more_like_this
 from webapp.services.plan.requests import Spelling
 from webapp.services.query.parser import Clause, parse_query
+from webapp.services.results.facets import facets
 from webapp.services.search_settings import search_config
 
 CONFIG = search_config()

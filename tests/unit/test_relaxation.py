@@ -11,7 +11,7 @@ from webapp.domain import SearchParams
 from webapp.services.bodies import clauses as cl
 from webapp.services.bodies import render
 from webapp.services.bodies import text_query as tc
-from webapp.services.es.query import named
+from webapp.services.es_syntax import named
 from webapp.services.plan import ladder as plan
 from webapp.services.plan.requests import Option
 from webapp.services.query.parser import Clause, ParsedQuery, parse_query

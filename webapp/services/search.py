@@ -27,18 +27,18 @@ from webapp.domain import (
     SearchUnavailable,
 )
 from webapp.services.bodies import render
+from webapp.services.bodies.facets import KNOWN
 from webapp.services.es.access import EsAccess, Trace
 from webapp.services.es.errors import es_errors
-from webapp.services.facets.buckets import facets
 from webapp.services.facets.labels import TopicLabels
-from webapp.services.facets.queries import KNOWN
-from webapp.services.pages.concept_suggest import ConceptSuggester
-from webapp.services.pages.papers import PaperLookups
+from webapp.services.lookups.concept_suggest import ConceptSuggester
+from webapp.services.lookups.papers import PaperLookups
 from webapp.services.plan import ladder as plan
 from webapp.services.plan import requests as pr
 from webapp.services.query import author_names
 from webapp.services.query import expansion as xp
 from webapp.services.query.parser import ParsedQuery, parse_query
+from webapp.services.results.facets import facets
 from webapp.services.results.hits import missing_words, relevance_score, to_hit
 from webapp.services.search_settings import WebSearchConfig, search_config
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.author_keys import author_key, is_surname
 from papersearch.text import has_cjk
-from webapp.services.es.query import Query, any_of, bool_query
+from webapp.services.es_syntax import Query, any_of, bool_query
 from webapp.services.plan.words import Typos
 from webapp.services.query.parser import LATIN_WORD, Clause
 from webapp.services.search_settings import WebSearchConfig

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from webapp.domain import SearchParams
 from webapp.services.bodies import clauses as cl
+from webapp.services.bodies import facets as fq
 from webapp.services.bodies import text_query as tc
-from webapp.services.es.query import Query, bool_query, filtered
-from webapp.services.facets import queries as fq
+from webapp.services.es_syntax import Query, bool_query, filtered
 from webapp.services.plan.requests import Count, Facets, Page, Request, Spelling
 from webapp.services.plan.words import Highlight
 from webapp.services.search_settings import WebSearchConfig

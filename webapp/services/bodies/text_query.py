@@ -10,7 +10,7 @@ from papersearch.concepts.english import is_acronym, spelling_key
 from papersearch.index_definition import concepts_config
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.services.bodies import clauses as cl
-from webapp.services.es.query import Query, all_of, any_of, bool_query, named
+from webapp.services.es_syntax import Query, all_of, any_of, bool_query, named
 from webapp.services.plan.words import Concept, Text, Word
 from webapp.services.query.parser import words_of
 from webapp.services.search_settings import WebSearchConfig

@@ -16,7 +16,7 @@ from pydantic import Field
 from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
-from webapp.services.es.query import Query
+from webapp.services.es_syntax import Query
 from webapp.services.facets.labels import Labels
 
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values

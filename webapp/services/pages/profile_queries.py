@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.taxonomy import Topic
 from webapp.domain import SearchParams
+from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
-from webapp.services.es.query import Query, bool_query, filtered
-from webapp.services.facets import queries as fq
+from webapp.services.es_syntax import Query, bool_query, filtered
 from webapp.services.plan.requests import Page
 from webapp.services.search_settings import WebSearchConfig
 

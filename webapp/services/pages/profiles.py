@@ -20,10 +20,10 @@ from webapp.domain import (
     TopicProfile,
 )
 from webapp.services.bodies import render
-from webapp.services.facets.buckets import facets
 from webapp.services.pages import author_groups
 from webapp.services.pages import profile_queries as pq
 from webapp.services.query import author_names
+from webapp.services.results.facets import facets
 from webapp.services.results.hits import to_hit
 from webapp.services.search import SearchService
 

@@ -7,8 +7,8 @@ from webapp.domain import Hit, Suggestion
 from webapp.services.es.access import EsAccess
 from webapp.services.es.errors import es_errors
 from webapp.services.facets.labels import TopicLabels
-from webapp.services.pages import completion
-from webapp.services.pages.concept_suggest import ConceptSuggester, by_papers
+from webapp.services.lookups import completion
+from webapp.services.lookups.concept_suggest import ConceptSuggester, by_papers
 from webapp.services.results.hits import to_hit
 from webapp.services.search_settings import WebSearchConfig
 

@@ -8,7 +8,7 @@ facet's filter but not its own (see DECISIONS.md D-017).
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.es.query import Query
+from webapp.services.es_syntax import Query
 from webapp.services.facets.kinds import HISTOGRAM, KNOWN
 from webapp.services.search_settings import WebSearchConfig
 
