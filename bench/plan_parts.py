@@ -61,7 +61,7 @@ def _has_chart(node: Any) -> bool:
 
 
 def _no_chart(body: Body) -> Body:
-    """The body without any facet's histogram (facet_queries.HISTOGRAM), wherever its aggregations nest."""
+    """The body without any facet's histogram (bodies/facets.py HISTOGRAM), wherever its aggregations nest."""
     def strip(node: Any) -> None:
         if isinstance(node, dict):
             node.get("aggs", {}).pop(HISTOGRAM, None)

@@ -2,7 +2,7 @@
 
 QUERY_MIX covers the kinds of search people make; cheap_mix() keeps the queries without a fuzzy
 multi_match (their Elasticsearch cost is small, so they show the web stack's own overhead). The bodies
-are built by the webapp's own functions (controllers/params.py → query_parser → plan → render),
+are built by the webapp's own functions (controllers/params.py → query/parser.py → plan/ladder.py → bodies/render.py),
 imported, not re-implemented.
 """
 

@@ -1,7 +1,7 @@
 """The search service: SearchParams in, SearchResult out.
 
-It runs the plan's ladder (plan.py: every decision of a search) as a loop: each round's requests rendered by
-render.py, sent by the Elasticsearch access (es_access.py: one time budget, errors mapped, a trace), their
+It runs the plan's ladder (plan/ladder.py: every decision of a search) as a loop: each round's requests rendered by
+bodies/render.py, sent by the Elasticsearch access (es/access.py: one time budget, errors mapped, a trace), their
 answers read back into the numbers the plan decides the next round on; the plan's outcome becomes the result.
 It works with the read-only web identity (search, count and index metadata on the alias). Elasticsearch
 failures surface as SearchUnavailable (cluster, timeouts, missing alias) or BadQuery.

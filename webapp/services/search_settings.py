@@ -1,5 +1,5 @@
 """The webapp's search settings: config/index.json's search section (papersearch/search_config.py) with each
-facet as the class of its kind (facet_kinds.py), validated once when the app starts."""
+facet as the class of its kind (facets/kinds.py), validated once when the app starts."""
 
 from __future__ import annotations
 

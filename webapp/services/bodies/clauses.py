@@ -1,8 +1,8 @@
 """The clauses of a search as Elasticsearch queries: each word across fields with its typo fallback, phrases,
-closeness, field clauses and exclusions (the words together, with their concepts: text_clauses.py).
+closeness, field clauses and exclusions (the words together, with their concepts: text_query.py).
 
-Called by render.py and text_clauses.py, which puts them together as a plan (plan.py) says; every number here comes from
-config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
+Called by render.py and text_query.py, which put them together as a plan (plan/ladder.py) says; every number here
+comes from config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
 intervals / term queries, never query_string (DECISIONS.md D-018).
 """
 

@@ -1,5 +1,5 @@
 """Facet filters and aggregations of a request: each facet of config/index.json writes its own
-(facet_kinds.py); here they are put together.
+(facets/kinds.py); here they are put together.
 
 Facets are disjunctive: filters go into post_filter and each facet is counted under every other
 facet's filter but not its own (see DECISIONS.md D-017).

@@ -1,7 +1,7 @@
 """The one renderer: each request of a plan (webapp/services/plan/ladder.py) → the Elasticsearch body it is sent as.
 
 The clauses are clauses.py's (a word across fields, its typo fallback, the concepts, phrases, closeness,
-field clauses, exclusions), facets facet_queries.py's; this module puts them together as the plan says and
+field clauses, exclusions), facets facets.py's; this module puts them together as the plan says and
 writes everything around them (tiers, sort, paging, highlighting, counts, spelling). Every number comes from
 the plan or config/index.json.
 """

@@ -1,5 +1,5 @@
 """One class per kind of facet in config/index.json ("type"), each writing its own filter and aggregation and
-reading its own buckets (as elasticsearch.dsl's Facet classes do): facet_queries.py, facets.py and
+reading its own buckets (as elasticsearch.dsl's Facet classes do): bodies/facets.py, results/facets.py and
 views/facets.py ask every facet the same questions and never test its type.
 
 Facets are disjunctive: filters go into post_filter and each facet is counted under every other facet's

@@ -1,5 +1,5 @@
 """Single papers, similar papers and completions: the look-ups besides search, sent through the service's
-Elasticsearch access (es_access.py: its client and time budget)."""
+Elasticsearch access (es/access.py: its client and time budget)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Every decision of a search, in one place: which rounds it sends, in which order, with which requests, and
 what each round's answers decide next, down to what the visitor is shown (`Outcome`). Plain data, no
-Elasticsearch syntax (the vocabulary is plan_requests.py's, the words plan_words.py's): render.py writes the
+Elasticsearch syntax (the vocabulary is requests.py's, the words words.py's): bodies/render.py writes the
 bodies, search.py sends each round and reads its answers back into the numbers this module decides on.
 
 `Search.rounds` is the ladder (DECISIONS.md D-044, D-092, D-100), each round named by what it does:

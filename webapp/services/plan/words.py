@@ -1,7 +1,7 @@
 """The words of a search, as the plan reads them: each typed word one clause (`Word`) with its typo fallback and
 the glossary concepts it may also be matched by (`Concept`), together a `Text` of which so many must match;
 what the page highlights (`Highlight`). `Words` makes them from the parsed query and the concepts found in it;
-webapp/services/plan/ladder.py decides which form each request carries, text_clauses.py writes them.
+webapp/services/plan/ladder.py decides which form each request carries, bodies/text_query.py writes them.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Aggregation buckets → Facet domain objects, each facet reading its own (facet_kinds.py), with labels in both
+"""Aggregation buckets → Facet domain objects, each facet reading its own (facets/kinds.py), with labels in both
 languages from the taxonomy."""
 
 from __future__ import annotations
