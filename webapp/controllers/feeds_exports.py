@@ -45,7 +45,7 @@ class Sitemap:
 
 
 def feed(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[SearchResult, int]:
-    return labelled_result(service.search(list_args.feed(args)), list_args.request_args.config), HTTPStatus.OK
+    return labelled_result(service.search(list_args.feed(args)), service.config), HTTPStatus.OK
 
 
 def export(service: SearchService, args: MultiDict, list_args: ListArgs) -> tuple[Export, int]:

@@ -26,7 +26,7 @@ def author(profiles: ProfileService, name: str, args: MultiDict, request_args: R
     found = profiles.author(name, params)
     if found is None:
         return None, HTTPStatus.NOT_FOUND
-    return found.model_copy(update={"result": labelled_result(found.result, request_args.config)}), HTTPStatus.OK
+    return found.model_copy(update={"result": labelled_result(found.result, profiles.config)}), HTTPStatus.OK
 
 
 def people(profiles: ProfileService, name: str) -> tuple[list[NameCount], int]:

@@ -33,7 +33,7 @@ def search(service: SearchService, args: MultiDict, request_args: RequestArgs, r
     offers a few page sizes; the API takes any from 1 to the largest."""
     result = service.search(request_args.search(args, api=source == "api"))
     recorder.search(result, source, lang)
-    return labelled_result(result, request_args.config), HTTPStatus.OK
+    return labelled_result(result, service.config), HTTPStatus.OK
 
 
 def cost(service: SearchService, args: MultiDict, request_args: RequestArgs, source: Source) -> int:
