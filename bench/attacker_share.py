@@ -45,7 +45,7 @@ def costly_query(max_clauses: int = 32) -> str:
     """Chinese concept names of the glossary, as many as the query parser takes (max_clauses words): the
     probe's query."""
     from webapp.domain import BadQuery
-    from webapp.services.query_parser import parse_query
+    from webapp.services.query.parser import parse_query
 
     names: list[str] = []
     for line in (ROOT / "config" / "concepts.tsv").read_text("utf-8").splitlines():

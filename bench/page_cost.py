@@ -41,7 +41,7 @@ def _buckets(alias: str, aggs: dict) -> dict[str, list[dict]]:
 def pages(alias: str) -> dict[str, list[tuple[str, Any]]]:
     """The pages priced: kind → [(what, the requests its service sends)]."""
     from papersearch.taxonomy import PATH_SEPARATOR, Topic
-    from webapp.services.profiles import ProfileService
+    from webapp.services.pages.profiles import ProfileService
 
     service, sent = _recording_service(alias, es_url())
     profiles = ProfileService(service)

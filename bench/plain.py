@@ -9,9 +9,9 @@ must_not: the syntax a plain service would also support, none of our ranking or 
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services import facet_queries as fq
-from webapp.services.es_query import Query
-from webapp.services.query_parser import ParsedQuery
+from webapp.services.bodies import facets as fq
+from webapp.services.es_syntax import Query
+from webapp.services.query.parser import ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
 PLAIN_FIELDS = ["title", "abstract", "authors", "title_zh", "abstract_zh"]

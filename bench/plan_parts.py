@@ -1,5 +1,5 @@
 """What each part of a search costs (bench/query_cost.py --parts): our requests for a query, each time
-without one part of the plan (webapp/services/plan.py), so the difference in `took` is that part's price.
+without one part of the plan (webapp/services/plan/ladder.py), so the difference in `took` is that part's price.
 
 Parts, as they show in the request bodies the service sends:
   highlight      the highlight section (the lean highlight query on the highlighted fields)
@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
-from webapp.services.facet_queries import HISTOGRAM
+from webapp.services.bodies.facets import HISTOGRAM
 
 Body = dict[str, Any]
 
@@ -61,7 +61,7 @@ def _has_chart(node: Any) -> bool:
 
 
 def _no_chart(body: Body) -> Body:
-    """The body without any facet's histogram (facet_queries.HISTOGRAM), wherever its aggregations nest."""
+    """The body without any facet's histogram (bodies/facets.py HISTOGRAM), wherever its aggregations nest."""
     def strip(node: Any) -> None:
         if isinstance(node, dict):
             node.get("aggs", {}).pop(HISTOGRAM, None)

@@ -10,7 +10,7 @@ For every query of bench/search_mix.py's mix, on every corpus:
          sort and page, and a simple highlight (bench/plain.py)
 Each is run --repeats times with the request cache off; reported: the median of Elasticsearch's own
 `took` (summed over our requests), and the node's CPU per search (the local node's JVM, CPU seconds
-over all repeats / repeats). --parts also prices each part of our plan (webapp/services/plan.py): the
+over all repeats / repeats). --parts also prices each part of our plan (webapp/services/plan/ladder.py): the
 same request rendered without it, so the difference is what that part costs.
 
 Corpora: --corpus files (real papers in our JSONL schema, e.g. ../shared/corpora/*.jsonl.gz) are loaded
@@ -111,7 +111,7 @@ class Replayer:
 def plain_requests(alias: str, params: dict[str, Any]) -> list[Request]:
     from bench.plain import plain_body
     from bench.search_mix import parsed_params
-    from webapp.services.query_parser import parse_query
+    from webapp.services.query.parser import parse_query
     from webapp.services.search_settings import search_config
 
     p = parsed_params(params)

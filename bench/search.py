@@ -7,7 +7,7 @@
             file) — the whole stack: Flask, parameter parsing, query building, ES round trip, hit and
             facet shaping, JSON.
 (b) direct  POST /<alias>/_search with the exact body our service builds for the same parameters
-            (webapp.controllers.params.RequestArgs → query_parser.parse_query →
+            (webapp.controllers.params.RequestArgs → query/parser.py parse_query →
             plan.Search → render.body, imported, not re-implemented), as the same read-only web user,
             pre-serialised.
 Each level of concurrency runs both targets twice in alternating order (a b, b a); every client is a

@@ -2,7 +2,7 @@
 
 QUERY_MIX covers the kinds of search people make; cheap_mix() keeps the queries without a fuzzy
 multi_match (their Elasticsearch cost is small, so they show the web stack's own overhead). The bodies
-are built by the webapp's own functions (controllers/params.py → query_parser → plan → render),
+are built by the webapp's own functions (controllers/params.py → query/parser.py → plan/ladder.py → bodies/render.py),
 imported, not re-implemented.
 """
 
@@ -50,8 +50,9 @@ QUERY_MIX: list[tuple[str, dict[str, Any]]] = [
 def search_body(params: dict[str, Any], fuzzy: bool = True, relaxed: bool = False) -> dict:
     """A page's body SearchService.search sends for these URL parameters, without concept expansions (the
     service's own plan and renderer)."""
-    from webapp.services import plan, render
-    from webapp.services.query_parser import parse_query
+    from webapp.services.bodies import render
+    from webapp.services.plan import ladder as plan
+    from webapp.services.query.parser import parse_query
     from webapp.services.search_settings import search_config
 
     search, config = parsed_params(params, api=False), search_config()

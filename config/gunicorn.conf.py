@@ -21,7 +21,7 @@ wsgi_app = "webapp.wsgi:app"
 bind = _settings.bind
 
 # 2×CPU+1 is gunicorn's rule of thumb; capped because each worker holds a client and connection pool.
-workers = int(os.environ.get("PAPERSEARCH_WORKERS", min(2 * multiprocessing.cpu_count() + 1, 9)))
+workers = _settings.workers or min(2 * multiprocessing.cpu_count() + 1, 9)
 # gunicorn's gevent worker (webapp/server.py): every connection a greenlet, so clients that trickle their
 # request or never read their answer hold no thread; socket deadlines; 414 and 431 as the API's JSON error.
 worker_class = "webapp.server.SiteWorker"
@@ -44,7 +44,7 @@ control_socket_disable = True
 
 accesslog = "-"
 errorlog = "-"
-loglevel = os.environ.get("PAPERSEARCH_LOG_LEVEL", "info")
+loglevel = _settings.log_level
 access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms "%(a)s"'
 # Forwarded headers (X-Forwarded-Proto, X-Forwarded-For, Forwarded) are trusted in one place, the app, for as
 # many proxies as PAPERSEARCH_TRUSTED_PROXIES says (webapp/headers_and_limits.py): gunicorn itself trusts them from no

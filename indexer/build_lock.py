@@ -4,9 +4,9 @@ The lock is a document in `<alias>_locks`, created with op_type=create (so only 
 refreshed by a background heartbeat while the build runs. Every read of it is a realtime GET by id,
 so no write waits for an index refresh. A run that was killed stops beating; after `ttl`
 seconds its lock counts as stale and the next run takes it over (compare-and-swap on seq_no).
-The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds) or 120. When the holder ran on this very host (the same
-boot and process namespace) and its process is gone, there is nothing to wait for: the lock is taken
-over at once, and the command says so.
+The ttl defaults to PAPERSEARCH_LOCK_TTL (seconds, papersearch/settings.py) or 120. When the holder ran on
+this very host (the same boot and process namespace) and its process is gone, there is nothing to wait for: the lock is
+taken over at once, and the command says so.
 """
 
 from __future__ import annotations
@@ -22,11 +22,11 @@ from pathlib import Path
 from elasticsearch import ApiError, ConflictError, Elasticsearch, NotFoundError, TransportError
 
 from papersearch.role_index_names import lock_index
+from papersearch.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
 
-DEFAULT_TTL = 120.0
-TTL_ENV = "PAPERSEARCH_LOCK_TTL"
+DEFAULT_TTL = Settings.model_fields["lock_ttl"].default  # PAPERSEARCH_LOCK_TTL unset
 
 
 def host_id() -> str | None:
@@ -78,7 +78,7 @@ class BuildLock:
     def __init__(self, client: Elasticsearch, alias: str, ttl: float | None = None) -> None:
         self.client = client
         self.index = lock_index(alias)
-        self.ttl = ttl if ttl is not None else float(os.environ.get(TTL_ENV) or DEFAULT_TTL)
+        self.ttl = ttl if ttl is not None else get_settings().lock_ttl
         self.taken_ns = time.time_ns()
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{self.taken_ns}"
         self._stop = threading.Event()

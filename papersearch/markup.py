@@ -2,7 +2,7 @@
 math the TeX text commands authors write (\\emph, \\textit, \\textbf, \\texttt, \\textsc …, \\url, \\cite) and
 Markdown **bold** / *italic*.
 
-`pieces` cuts a field into what it says; the webapp renders them (pages: webapp/services/math_html.py, sanitised
+`pieces` cuts a field into what it says; the webapp renders them (pages: webapp/services/results/math_html.py, sanitised
 as its MathML is; BibTeX: kept as TeX, webapp/serializers/bibtex.py) and `to_text` gives the readable text that
 JSON-LD, RIS, CSV, feeds and page metadata carry ("\\emph{sparse} $\\ell_1$" → "sparse ℓ_1").
 """

@@ -97,6 +97,12 @@ class Settings(BaseSettings):
     request_timeout: float = Field(default=20.0, gt=0, validation_alias="PAPERSEARCH_REQUEST_TIMEOUT")
     # gunicorn's address (config/gunicorn.conf.py reads it here): host:port, [v6]:port, unix:/path or fd://N.
     bind: str = Field(default=DEFAULT_BIND, validation_alias="PAPERSEARCH_BIND", min_length=1)
+    # gunicorn's worker processes (None: 2×CPU+1, at most 9) and log level (config/gunicorn.conf.py).
+    workers: int | None = Field(default=None, ge=1, validation_alias="PAPERSEARCH_WORKERS")
+    log_level: Literal["debug", "info", "warning", "error", "critical"] = Field(
+        default="info", validation_alias="PAPERSEARCH_LOG_LEVEL")
+    # Seconds without heartbeat after which a killed build's lock is taken over (indexer/build_lock.py).
+    lock_ttl: float = Field(default=120.0, gt=0, validation_alias="PAPERSEARCH_LOCK_TTL")
     # The site's address as its visitors see it: every absolute URL (feeds, sitemaps, OpenSearch, JSON-LD,
     # redirects) starts with it, whatever the request's Host says; no path (webapp/site.py). Unset or empty:
     # http:// and the bind address (public_url_of_bind), so a site bound to another port redirects to it.
@@ -128,7 +134,7 @@ class Settings(BaseSettings):
                                          min_length=credentials.MIN_SECRET_KEY)
     secret_key_file: Path | None = Field(default=None, validation_alias="PAPERSEARCH_SECRET_KEY_FILE")
 
-    @field_validator("secret_key", "secret_key_file", "metrics_bind", "rate_limit_storage_password_file",
+    @field_validator("secret_key", "secret_key_file", "metrics_bind", "rate_limit_storage_password_file", "workers",
                      mode="before")
     @classmethod
     def _empty_is_unset(cls, value: object) -> object:
@@ -139,6 +145,11 @@ class Settings(BaseSettings):
         if not self.public_url:
             self.public_url = public_url_of_bind(self.bind)
         return self
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value  # gunicorn takes INFO as info
 
     @field_validator("metrics_allow")
     @classmethod

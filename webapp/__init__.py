@@ -35,8 +35,8 @@ def create_app(settings: Settings | None = None, service: Any = None, *,
     from webapp.controllers.query_ids import QueryIds
     from webapp.routes import api, crawlers, errors, exports, feeds, health, ui
     from webapp.serializers import json as to_json
-    from webapp.services import math_html
-    from webapp.services.profiles import ProfileService
+    from webapp.services.pages.profiles import ProfileService
+    from webapp.services.results import math_html
     from webapp.services.search_settings import search_config
 
     app = Flask(__name__)

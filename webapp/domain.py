@@ -1,7 +1,7 @@
 """Domain objects exchanged between the search service and the controllers/templates.
 
 Fields ending in `_html` are already HTML-safe: escaped text whose only markup is our own
-<mark>…</mark> and sanitised MathML for TeX formulas (webapp/services/math_html.py). Everything else
+<mark>…</mark> and sanitised MathML for TeX formulas (webapp/services/results/math_html.py). Everything else
 is plain text and must be escaped by the template as usual.
 """
 
@@ -191,7 +191,7 @@ class SearchResult(BaseModel):
     did_you_mean: str | None = None
     # The corrected query whose results are shown, when no paper has the words as typed ("Showing results for").
     showing_for: str | None = None
-    # A long query's beginning, which was searched (query_parser.cut_text and MAX_CLAUSES); None: all of it was.
+    # A long query's beginning, which was searched (query/parser.py cut_text and max_clauses); None: all of it was.
     searched: str | None = None
     # Set when no (or too few) papers have every word: the results are papers with most of the words.
     partial_match: PartialMatch | None = None

@@ -4,7 +4,7 @@ service itself (SearchService.search with a trace), on the site's index, so what
     .venv/bin/python -m webapp.explain "图神经网络 方法" [--area …] [--year …] [--sort year] [--page 2]
                                        [--no-xl] [--alias NAME] [--json]
 
-For each request: what webapp/services/plan.py decided (describe.py), the body webapp/services/render.py
+For each request: what webapp/services/plan/ladder.py decided (describe.py), the body webapp/services/bodies/render.py
 made of it, and how many papers it found (--json: the bodies only, one JSON document per line). It connects
 as the web user (the settings and .local/credentials.json, as the site does). Every search also logs its
 pages' plans at DEBUG level (logger webapp.services.search).
@@ -23,8 +23,8 @@ from papersearch.es import make_client
 from papersearch.settings import get_settings
 from webapp.controllers.params import ParamError, RequestArgs
 from webapp.domain import BadQuery, SearchUnavailable
-from webapp.services.describe import describe
-from webapp.services.plan_requests import Request
+from webapp.services.plan.describe import describe
+from webapp.services.plan.requests import Request
 from webapp.services.search import SearchService
 from webapp.services.search_settings import search_config
 

@@ -67,7 +67,7 @@ LOOK_UPS = frozenset({"ui.paper", "api.paper", "api.suggest", "feeds.opensearch_
 
 def cost() -> int:
     """This request's weight in the rate limit: a route that runs a visitor's query (routes.ASKED) by its searches,
-    each by its clauses, concepts and size (config query_cost, webapp/services/plan.py cost()), at least the
+    each by its clauses, concepts and size (config query_cost, webapp/services/plan/ladder.py cost()), at least the
     route's own weight (WEIGHTS); any other page 1 (a sitemap its weight)."""
     endpoint = request.endpoint or ""
     weight = WEIGHTS.get(endpoint, 1)

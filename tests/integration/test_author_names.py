@@ -57,8 +57,8 @@ def test_a_full_name_is_that_person_with_initials_as_initials(client):
 def test_a_name_is_looked_up_by_its_words_as_by_every_key(cluster, author_alias, name):
     """The quick look-up (author_key_words, anchored at the surname: DECISIONS.md D-176) finds the person and the
     surname's keys with their papers exactly as the scan of every key that an index built before it needs."""
-    from webapp.services import author_names
-    from webapp.services.es_access import EsAccess
+    from webapp.services.es.access import EsAccess
+    from webapp.services.query import author_names
     from webapp.services.search_settings import search_config
 
     access = EsAccess(cluster.client("web"), author_alias, search_config())

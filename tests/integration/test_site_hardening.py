@@ -21,7 +21,7 @@ from webapp_support import costly_query
 from indexer.querylog.report import build
 from webapp import caching, create_app
 from webapp.caching import shared
-from webapp.services.query_parser import parse_query
+from webapp.services.query.parser import parse_query
 
 PUBLIC = "https://papers.example.org"
 EVIL = "evil.example"

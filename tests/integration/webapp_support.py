@@ -8,7 +8,7 @@ import re
 
 from support import ROOT
 
-from webapp.services.query_parser import parse_query
+from webapp.services.query.parser import parse_query
 
 EXTRA = [
     {"id": "zh-llm-retrieval", "title_zh": "基于大语言模型的中文学术论文检索",

@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from webapp.domain import SearchParams
-from webapp.services import plan, render, text_clauses
-from webapp.services.es_query import Query
-from webapp.services.expansion import Expansion
-from webapp.services.plan_requests import Live
-from webapp.services.plan_words import Fuzzy
-from webapp.services.query_parser import ParsedQuery
+from webapp.services.bodies import render
+from webapp.services.bodies import text_query as text_clauses
+from webapp.services.es_syntax import Query
+from webapp.services.plan import ladder as plan
+from webapp.services.plan.requests import Live
+from webapp.services.plan.words import Fuzzy
+from webapp.services.query.expansion import Expansion
+from webapp.services.query.parser import ParsedQuery
 
 
 def searched(parsed: ParsedQuery, params: SearchParams | None = None, config: dict | None = None,
@@ -40,7 +42,7 @@ def build_query(parsed: ParsedQuery, config: dict, fuzzy: Fuzzy = True, relaxed:
 def text_query(terms: list[str], found: Sequence[Expansion], config: dict, fuzzy: Fuzzy = True,
                relaxed: bool = False, other_language: bool = True) -> Query | None:
     """The words' clause, with the concepts recognised among them."""
-    from webapp.services.query_parser import Clause
+    from webapp.services.query.parser import Clause
 
     s = searched(ParsedQuery(tuple(Clause(t) for t in terms)), SearchParams(), config, found)
     text = s.words.text(fuzzy, relaxed, other_language)

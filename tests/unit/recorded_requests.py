@@ -61,7 +61,7 @@ class World:
     def _buckets(self, name: str, agg: Body) -> list[Body]:
         if name == "names":
             return [{"key": "Ada Lovelace", "doc_count": 2}]
-        if name == "keys":  # an author look-up (webapp/services/author_names.py): the keys its regexp takes
+        if name == "keys":  # an author look-up (webapp/services/query/author_names.py): the keys its regexp takes
             pattern = agg.get("terms", {}).get("include", "")
             include = pattern if isinstance(pattern, list) else [pattern]
             return [{"key": k, "doc_count": 2} for k in AUTHOR_KEYS

@@ -104,11 +104,11 @@ def test_console_scripts_name_functions_that_exist() -> None:
 
 
 def test_the_query_alias_has_one_owner() -> None:
-    # One owner per concept: the shape of a request body is webapp/services/es_query.py's `Query`.
+    # One owner per concept: the shape of a request body is webapp/services/es_syntax.py's `Query`.
     owners = sorted(str(path.relative_to(ROOT)) for package in ("webapp", "indexer", "papersearch", "bench", "tests")
                     for path in (ROOT / package).rglob("*.py")
                     if re.search(r"^Query\s*(:[^=]*)?=", path.read_text(encoding="utf-8"), re.MULTILINE))
-    assert owners == ["webapp/services/es_query.py"]
+    assert owners == ["webapp/services/es_syntax.py"]
 
 
 MAX_MODULE_LINES = 350

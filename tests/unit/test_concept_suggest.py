@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from papersearch.concepts import load
-from webapp.services.concept_suggest import ConceptSuggester
+from webapp.services.lookups.concept_suggest import ConceptSuggester
 
 SUGGESTER = ConceptSuggester(load(Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"))
 

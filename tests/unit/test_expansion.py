@@ -8,9 +8,9 @@ import bodies
 import pytest
 
 from papersearch.concepts import ConceptMatcher, load
-from webapp.services import clauses as wq
-from webapp.services import expansion as xp
-from webapp.services import text_clauses
+from webapp.services.bodies import clauses as wq
+from webapp.services.bodies import text_query as text_clauses
+from webapp.services.query import expansion as xp
 from webapp.services.search_settings import search_config
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
-from webapp.services import facet_queries as fq
-from webapp.services.facet_kinds import HierarchyFacet, TermsFacet
-from webapp.services.facets import facets
+from webapp.services.bodies import facets as fq
+from webapp.services.facets.kinds import HierarchyFacet, TermsFacet
+from webapp.services.results.facets import facets
 from webapp.services.search_settings import search_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -106,6 +106,6 @@ def test_selections_and_bounds_name_each_facets_own_parameters():
 
 
 def test_the_callers_do_not_test_a_facets_type():
-    for path in ("webapp/services/facet_queries.py", "webapp/services/facets.py", "webapp/views/facets.py"):
+    for path in ("webapp/services/bodies/facets.py", "webapp/services/results/facets.py", "webapp/views/facets.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert not TYPE_TEST.findall(text), path

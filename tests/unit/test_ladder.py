@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import SearchParams
-from webapp.services import plan
-from webapp.services.plan_requests import Found, Live, Option, Reading, Spelled, Spelling, may_fail
-from webapp.services.query_parser import parse_query
+from webapp.services.plan import ladder as plan
+from webapp.services.plan.requests import Found, Live, Option, Reading, Spelled, Spelling, may_fail
+from webapp.services.query.parser import parse_query
 from webapp.services.search_settings import search_config
 
 CONFIG = search_config()

@@ -8,7 +8,7 @@ from papersearch import markup, tex
 from webapp.domain import Hit
 from webapp.serializers import bibtex, ris
 from webapp.serializers.citation_fields import readable
-from webapp.services import math_html
+from webapp.services.results import math_html
 
 ABSTRACT = ("We prove $ \\tilde{O} (\\sqrt{d} \\epsilon^{-1})$ regret at $ T $ rounds with \\emph{sparse} codes, "
             "\\textbf{fast} **bold** and *italic* words, see \\url{https://example.org/code} \\cite{smith20}.")

@@ -1,4 +1,4 @@
-"""The search plan (webapp/services/plan.py) and its one renderer (webapp/services/render.py)."""
+"""The search plan (webapp/services/plan/ladder.py) and its one renderer (webapp/services/bodies/render.py)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 
 from papersearch import concepts
 from webapp.domain import SearchParams
-from webapp.services import clauses as cl
-from webapp.services import expansion as xp
-from webapp.services import plan, render
-from webapp.services.describe import describe
-from webapp.services.plan_requests import Option
-from webapp.services.query_parser import parse_query
+from webapp.services.bodies import clauses as cl
+from webapp.services.bodies import render
+from webapp.services.plan import ladder as plan
+from webapp.services.plan.describe import describe
+from webapp.services.plan.requests import Option
+from webapp.services.query import expansion as xp
+from webapp.services.query.parser import parse_query
 from webapp.services.search_settings import WebSearchConfig, search_config
 
 CONFIG = search_config()

@@ -9,13 +9,14 @@ from urllib.parse import parse_qs, urlsplit
 from papersearch.author_keys import author_key, author_keys
 from papersearch.taxonomy import Taxonomy, Topic, topic_slug
 from webapp.domain import Facet, FacetRange, SearchParams
-from webapp.services import facet_queries as fq
-from webapp.services import plan, render
-from webapp.services import profile_queries as pq
-from webapp.services.author_groups import paper_groups, several_people
-from webapp.services.facet_kinds import bars
-from webapp.services.plan_requests import Live
-from webapp.services.query_parser import parse_query
+from webapp.services.bodies import facets as fq
+from webapp.services.bodies import render
+from webapp.services.facets.kinds import bars
+from webapp.services.pages import profile_queries as pq
+from webapp.services.pages.author_groups import paper_groups, several_people
+from webapp.services.plan import ladder as plan
+from webapp.services.plan.requests import Live
+from webapp.services.query.parser import parse_query
 from webapp.services.search_settings import search_config
 from webapp.views.facets import chart
 from webapp.views.links import SearchLinks
@@ -150,7 +151,7 @@ def test_spellings_of_one_person_agree_and_other_people_do_not():
 
 def test_a_surnames_people_and_first_name_groups_cover_every_paper():
     from papersearch.author_people import people
-    from webapp.services.author_groups import first_name_groups
+    from webapp.services.pages.author_groups import first_name_groups
 
     counted = [("yoshua bengio", 50), ("y bengio", 5), ("samy bengio", 20), ("s bengio", 3), ("bengio", 1)]
     assert people(counted) == [("yoshua bengio", 55), ("samy bengio", 23), ("bengio", 1)]

@@ -7,13 +7,14 @@ import pytest
 
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchResult
-from webapp.services import clauses as wq
-from webapp.services import completion, render
-from webapp.services import facet_queries as fq
-from webapp.services.facets import facets
-from webapp.services.papers import more_like_this
-from webapp.services.plan_requests import Spelling
-from webapp.services.query_parser import Clause, parse_query
+from webapp.services.bodies import clauses as wq
+from webapp.services.bodies import facets as fq
+from webapp.services.bodies import render
+from webapp.services.lookups import completion
+from webapp.services.lookups.papers import more_like_this
+from webapp.services.plan.requests import Spelling
+from webapp.services.query.parser import Clause, parse_query
+from webapp.services.results.facets import facets
 from webapp.services.search_settings import search_config
 
 CONFIG = search_config()

@@ -1,14 +1,16 @@
 from __future__ import annotations
 
-from webapp.services.query_parser import (
-    MAX_CLAUSES,
-    MAX_SEARCHED,
+from webapp.services.query.parser import (
     Clause,
     ParsedQuery,
     cut_text,
     parse_query,
     take_filters,
 )
+from webapp.services.search_settings import search_config
+
+MAX_CLAUSES = search_config().query_cost.max_clauses
+MAX_SEARCHED = search_config().max_searched_length
 
 
 # Views of a parsed query that only these tests need (the builders read the clauses themselves).

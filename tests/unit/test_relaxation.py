@@ -8,13 +8,14 @@ import bodies
 import pytest
 
 from webapp.domain import SearchParams
-from webapp.services import clauses as cl
-from webapp.services import plan, render
-from webapp.services import text_clauses as tc
-from webapp.services.es_query import named
-from webapp.services.hits import missing_words, relevance_score
-from webapp.services.plan_requests import Option
-from webapp.services.query_parser import Clause, ParsedQuery, parse_query
+from webapp.services.bodies import clauses as cl
+from webapp.services.bodies import render
+from webapp.services.bodies import text_query as tc
+from webapp.services.es_syntax import named
+from webapp.services.plan import ladder as plan
+from webapp.services.plan.requests import Option
+from webapp.services.query.parser import Clause, ParsedQuery, parse_query
+from webapp.services.results.hits import missing_words, relevance_score
 from webapp.services.search_settings import search_config
 
 CONFIG = search_config()

@@ -21,7 +21,7 @@ from papersearch.taxonomy import Topic
 from tests.unit.recorded_requests import RecordingClient, World
 from webapp.controllers.params import RequestArgs
 from webapp.domain import SearchParams
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
 from webapp.services.search_settings import search_config
 

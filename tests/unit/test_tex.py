@@ -1,4 +1,4 @@
-"""TeX math: spans, readable text (papersearch/tex.py), MathML with highlights (webapp/services/math_html.py),
+"""TeX math: spans, readable text (papersearch/tex.py), MathML with highlights (webapp/services/results/math_html.py),
 BibTeX titles (webapp/serializers/bibtex.py), and the address check (webapp/encoding.py)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from lxml import html
 from papersearch import tex
 from webapp.encoding import PATH, undecodable
 from webapp.serializers import bibtex
-from webapp.services.math_html import fragment_html, mathml, text_html
+from webapp.services.results.math_html import fragment_html, mathml, text_html
 
 
 @pytest.mark.parametrize(("text", "formulas"), [
@@ -82,7 +82,7 @@ def test_an_address_that_is_not_utf8_is_named(query, path, bad):
 
 
 def test_huge_spaces_do_not_survive_the_mathml_allow_list():
-    from webapp.services import math_html
+    from webapp.services.results import math_html
 
     out = math_html.mathml("\\hspace{100000em} x \\kern 9999pt \\, y \\hspace{1em}")
     assert out and "100000em" not in out and "9999pt" not in out
@@ -92,7 +92,7 @@ def test_huge_spaces_do_not_survive_the_mathml_allow_list():
 def test_bombs_stay_tex_and_a_fields_mathml_is_bounded():
     import time
 
-    from webapp.services import math_html
+    from webapp.services.results import math_html
 
     brace_bomb = "$" + "{" * 40 + "x" + "}" * 40 + "$"
     assert "<math" not in math_html.text_html(brace_bomb)
@@ -124,7 +124,7 @@ HOSTILE_VALUES = ("9999em", "+9999em", "-9999em", "1e9px", "99999999999999999999
 
 
 def test_every_mathml_attribute_is_kept_only_by_its_kind_and_lengths_are_bounded():
-    from webapp.services import mathml_attributes as ma
+    from webapp.services.results import mathml_attributes as ma
 
     for name in MATHML_ATTRIBUTES:
         for value in HOSTILE_VALUES:

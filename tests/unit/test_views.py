@@ -82,7 +82,7 @@ def test_filter_chips_are_labelled_in_the_ui_language():
                           facets=[Facet(name="topic", param="area", values=[theory])])
     assert selected_filters(result, CONFIG, "zh") == [
         ("area", "Theory", "理论"), ("area", "Gone", "Gone"),
-        ("subarea", "Theory > Deep Learning", "理论 › 深度学习"), ("venue", "ICLR", "ICLR"), ("year", "2020", "2020"),
+        ("subarea", "Theory > Deep Learning", "理论 · 深度学习"), ("venue", "ICLR", "ICLR"), ("year", "2020", "2020"),
         ("year_from", "2019", "年份：2019 起")]
     assert selected_filters(result, CONFIG, "en")[-1] == ("year_from", "2019", "Year from 2019")
 

@@ -16,7 +16,7 @@ from werkzeug.datastructures import MultiDict
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import SearchParams
-from webapp.services.long_lists import Listing
+from webapp.services.pages.long_lists import Listing
 from webapp.services.search import Prepared, SearchService
 
 

@@ -20,13 +20,13 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from papersearch import querylog_schema
-from papersearch.index_definition import search_config
 from papersearch.text import MAX_ID_BYTES
 from webapp import metrics
 from webapp.controllers.params import ParamError
 from webapp.controllers.query_ids import MAX_AGE, TOKEN_PATTERN, Expired, Issued, QueryIds
 from webapp.domain import SearchParams, SearchResult
 from webapp.querylog_writer import QueryLogWriter
+from webapp.services.search_settings import search_config
 
 MAX_BEACON_BYTES = 2048
 # No result lies deeper than the result window (the deepest page with one result per page).

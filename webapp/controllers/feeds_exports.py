@@ -20,9 +20,10 @@ from webapp.controllers.asked import Asked
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import RequestArgs
 from webapp.domain import BadQuery, Hit, SearchResult, SearchUnavailable, Suggestion
-from webapp.services.long_lists import Listing, PaperEntry
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.long_lists import Listing, PaperEntry
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
+from webapp.views.facet_labels import labelled_result
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -45,7 +46,7 @@ class Sitemap:
 
 
 def feed(service: SearchService, asked: Asked) -> tuple[SearchResult, int]:
-    return service.search(asked.params, prepared=asked.prepared), HTTPStatus.OK
+    return labelled_result(service.search(asked.params, prepared=asked.prepared), service.config), HTTPStatus.OK
 
 
 def export(service: SearchService, asked: Asked) -> tuple[Export, int]:

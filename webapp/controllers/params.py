@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
-from webapp.services.query_parser import take_filters
+from webapp.services.query.parser import FACET_PREFIXES_ZH, take_filters
 from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
@@ -41,9 +41,6 @@ MAX_FILTER_LENGTH = 300
 _SEP = re.escape(PATH_SEPARATOR.strip())
 _BLANK = r"\s\x1c-\x1f\x85\ufeff"
 SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
-# Facet clauses typed in the box (venue:ICLR, year:2021, year:2019-2021): the facet's parameter, and these
-# Chinese names of them; they become the page's filters (query_parser.take_filters).
-FACET_PREFIXES_ZH = {"会议": "venue", "期刊": "venue", "年份": "year", "年": "year"}
 _RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})")
 
 

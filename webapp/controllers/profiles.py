@@ -12,7 +12,8 @@ from papersearch.taxonomy import Topic
 from papersearch.text import MAX_AUTHOR
 from webapp.controllers.asked import Asked
 from webapp.domain import AuthorPeople, AuthorProfile, TopicProfile
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.profiles import ProfileService
+from webapp.views.facet_labels import labelled_result
 
 
 def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorProfile | AuthorPeople | None, int]:
@@ -22,6 +23,8 @@ def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorPro
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, asked.params, asked.prepared)
+    if isinstance(found, AuthorProfile):  # record types and languages named in both languages
+        found = found.model_copy(update={"result": labelled_result(found.result, profiles.config)})
     if isinstance(found, AuthorPeople):
         return found, HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND

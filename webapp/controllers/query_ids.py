@@ -29,7 +29,7 @@ from datetime import datetime
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner
 
 from papersearch import querylog_schema
-from papersearch.index_definition import search_config
+from webapp.services.search_settings import search_config
 
 SALT = "papersearch.query-id"  # keys this signer's use of the secret apart from any other
 MARK_SALT = b"papersearch.result-mark"

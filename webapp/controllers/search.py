@@ -20,6 +20,7 @@ from webapp.controllers.params import RequestArgs
 from webapp.domain import SearchResult, Suggestion
 from webapp.serializers.citation_download import Citation, cite
 from webapp.services.search import SearchService
+from webapp.views.facet_labels import labelled_result
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +35,7 @@ def search(service: SearchService, asked: Asked, recorder: Recorder, source: Sou
     takes any from 1 to the largest."""
     result = service.search(asked.params, prepared=asked.prepared)
     recorder.search(result, source, lang)
-    return result, HTTPStatus.OK
+    return labelled_result(result, service.config), HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -2,7 +2,7 @@
 1.26 MB, ~0.8 s of Elasticsearch CPU and ~0.4 s of ours), and does not change until the index does.
 
 Each worker keeps its own copies, up to MAX_BYTES; a request first asks the index for its version (one
-search of one hit, webapp/services/long_lists.py `Listing.version`), and a new version drops every copy of the
+search of one hit, webapp/services/pages/long_lists.py `Listing.version`), and a new version drops every copy of the
 old. Beyond MAX_BYTES (a million papers make 20 files of 3 MB) the rest is built per request, as before; the
 limiter weighs these routes by their cost either way (webapp/headers_and_limits.py). DECISIONS.md D-122.
 """

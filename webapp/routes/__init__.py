@@ -13,7 +13,7 @@ from webapp.controllers.events import Recorder
 from webapp.controllers.list_params import ListArgs
 from webapp.controllers.params import ParamError, RequestArgs
 from webapp.domain import BadQuery
-from webapp.services.profiles import ProfileService
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
 from webapp.services.search_settings import WebSearchConfig
 
@@ -30,7 +30,8 @@ def request_args() -> RequestArgs:
     return current_app.extensions["request_args"]
 
 
-def search_config() -> WebSearchConfig:
+def search_settings() -> WebSearchConfig:
+    """The search settings the app was started with (create_app: loaded and validated once)."""
     return current_app.config["SEARCH_CONFIG"]
 
 

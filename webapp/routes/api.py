@@ -8,7 +8,7 @@ from webapp import i18n, openapi
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.controllers.events import MAX_BEACON_BYTES
-from webapp.routes import asked, profiles, recorder, request_args, search_config, service
+from webapp.routes import asked, profiles, recorder, request_args, search_settings, service
 from webapp.routes.errors import error_response
 from webapp.serializers import json as to_json
 from webapp.site import origin_allowed
@@ -22,7 +22,7 @@ def search():
     result, status = controller.search(service(), asked(), recorder(), "api", i18n.current())
     response = jsonify(to_json.result(result))
     if result.past_last_page:  # where the results end (RFC 8288)
-        last = SearchLinks(url_for("api.search"), result.params, search_config(), i18n.requested_lang())
+        last = SearchLinks(url_for("api.search"), result.params, search_settings(), i18n.requested_lang())
         response.headers["Link"] = f'<{last.page(result.page_count)}>; rel="last"'
     return response, status
 

@@ -1,5 +1,6 @@
-"""For crawlers: robots.txt and the sitemap of paper and topic pages, from the index (webapp/services/long_lists.py,
-profiles.py), each sitemap built once per index version and kept (webapp/controllers/versioned_cache.py).
+"""For crawlers: robots.txt and the sitemap of paper and topic pages, from the index
+(webapp/services/pages/long_lists.py, profiles.py), each sitemap built once per index version and kept
+(webapp/controllers/versioned_cache.py).
 
 /sitemap.xml is one file while every paper and topic fits into one (MAX_URLS, the protocol's 50,000), else an
 index of /sitemap-papers.xml files, each starting after the paper id the index gives it, and

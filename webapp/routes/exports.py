@@ -1,5 +1,5 @@
 """A search's results (up to EXPORT_MAX papers) as one BibTeX, RIS or CSV download, streamed as the result
-pages come in (webapp/services/long_lists.py)."""
+pages come in (webapp/services/pages/long_lists.py)."""
 
 from __future__ import annotations
 

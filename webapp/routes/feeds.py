@@ -13,7 +13,7 @@ from webapp import i18n
 from webapp.controllers import feeds_exports as controller
 from webapp.controllers.list_params import EXPORT_MAX, FEED_SORT, ListArgs
 from webapp.domain import Hit
-from webapp.routes import asked, request_args, search_config, service
+from webapp.routes import asked, request_args, search_settings, service
 from webapp.routes.conditional import conditional
 from webapp.serializers import atom, highwire, jsonld, opensearch
 from webapp.serializers import export as export_formats
@@ -63,7 +63,7 @@ def scholarly_article(paper: Hit) -> dict:
 def feed():
     """The search's newest papers (newest added first unless a sort is given) as Atom."""
     result, status = controller.feed(service(), asked())
-    config, lang = search_config(), i18n.current()
+    config, lang = search_settings(), i18n.current()
     links = SearchLinks("", result.params, config, i18n.requested_lang())
     named = [result.params.q] if result.params.q else []
     named += [label for _, _, label in facets.selected_filters(result, config, lang)]

@@ -9,7 +9,7 @@ from webapp import caching, i18n
 from webapp.controllers import profiles as profile_controller
 from webapp.controllers import search as controller
 from webapp.domain import AuthorPeople, SearchParams
-from webapp.routes import asked, profiles, recorder, search_config, service
+from webapp.routes import asked, profiles, recorder, search_settings, service
 from webapp.serializers.bibtex import to_bibtex
 from webapp.site import absolute, external_url
 from webapp.views import facets
@@ -18,6 +18,8 @@ from webapp.views.links import SearchLinks, page_description, results_url, topic
 blueprint = Blueprint("ui", __name__)
 blueprint.add_app_template_global(facets.chart, "facet_chart")  # a facet's bars with their links (_chart.html)
 blueprint.add_app_template_global(topic_url)
+# "Area · Subarea" wherever a topic is named in full (the taxonomy's own form, papersearch/taxonomy.py).
+blueprint.add_app_template_global(TOPIC_SEPARATOR, "topic_separator")
 
 
 @blueprint.app_template_global()
@@ -28,7 +30,7 @@ def topic_label(area: str, subarea: str | None = None) -> str | None:
 
 @blueprint.get("/")
 def search():
-    config = search_config()
+    config = search_settings()
     result, status = controller.search(service(), asked(), recorder(), "page", i18n.current())
     unknown = facets.unknown_filters(result, config)
     setattr(g, i18n.IGNORED_ARGS, unknown)  # the language links leave them out too
@@ -46,7 +48,7 @@ def paper(paper_id: str):
     hit = data["paper"]
     back_url = results_url(request.referrer, request.host, url_for("ui.search"))
     response = make_response(render_template(
-        "paper.html", config=search_config(), bibtex=to_bibtex(hit), description=page_description(hit),
+        "paper.html", config=search_settings(), bibtex=to_bibtex(hit), description=page_description(hit),
         # one address for every ?lang= variant (the language follows the reader, not the URL)
         canonical_url=external_url("ui.paper", paper_id=hit.id), back_url=back_url, **data), status)
     if back_url:
@@ -59,7 +61,7 @@ def paper(paper_id: str):
 @blueprint.get("/author/<path:name>")
 def author(name: str):
     """Every paper of the name (and its other spellings), newest first or by relevance to ?q=, with its facets."""
-    config = search_config()
+    config = search_settings()
     found, status = profile_controller.author(profiles(), name, asked())
     if isinstance(found, AuthorPeople):
         # A surname many people carry (or a name no paper has, whose surname some do): the people, not a bare 404.
@@ -96,7 +98,7 @@ def topic(area: str, subarea: str | None = None):
     if page is None:
         zh = i18n.current() == "zh" and topic_label(found.area, found.subarea)
         return no_topic_page("topic.no_papers", zh or found.subarea or found.area)
-    config = search_config()
+    config = search_settings()
     browse = SearchParams(areas=[] if found.subarea else [found.area], subareas=[found.path] if found.subarea else [])
     links = SearchLinks(url_for("ui.search"), browse, config, i18n.requested_lang())
     return render_template("topic.html", topic=page, links=links, config=config,

@@ -1,7 +1,7 @@
 """The search service: SearchParams in, SearchResult out.
 
-It runs the plan's ladder (plan.py: every decision of a search) as a loop: each round's requests rendered by
-render.py, sent by the Elasticsearch access (es_access.py: one time budget, errors mapped, a trace), their
+It runs the plan's ladder (plan/ladder.py: every decision of a search) as a loop: each round's requests rendered by
+bodies/render.py, sent by the Elasticsearch access (es/access.py: one time budget, errors mapped, a trace), their
 answers read back into the numbers the plan decides the next round on; the plan's outcome becomes the result.
 It works with the read-only web identity (search, count and index metadata on the alias). Elasticsearch
 failures surface as SearchUnavailable (cluster, timeouts, missing alias) or BadQuery.
@@ -27,18 +27,20 @@ from webapp.domain import (
     SearchResult,
     SearchUnavailable,
 )
-from webapp.services import author_names, plan, render
-from webapp.services import expansion as xp
-from webapp.services import plan_requests as pr
-from webapp.services.concept_suggest import ConceptSuggester
-from webapp.services.es_access import EsAccess, Trace
-from webapp.services.es_errors import es_errors
-from webapp.services.facet_queries import KNOWN
-from webapp.services.facets import facets
-from webapp.services.hits import missing_words, relevance_score, to_hit
-from webapp.services.labels import TopicLabels
-from webapp.services.papers import PaperLookups
-from webapp.services.query_parser import ParsedQuery, parse_query
+from webapp.services.bodies import render
+from webapp.services.bodies.facets import KNOWN
+from webapp.services.es.access import EsAccess, Trace
+from webapp.services.es.errors import es_errors
+from webapp.services.facets.labels import TopicLabels
+from webapp.services.lookups.concept_suggest import ConceptSuggester
+from webapp.services.lookups.papers import PaperLookups
+from webapp.services.plan import ladder as plan
+from webapp.services.plan import requests as pr
+from webapp.services.query import author_names
+from webapp.services.query import expansion as xp
+from webapp.services.query.parser import ParsedQuery, parse_query
+from webapp.services.results.facets import facets
+from webapp.services.results.hits import missing_words, relevance_score, to_hit
 from webapp.services.search_settings import WebSearchConfig, search_config
 
 log = logging.getLogger(__name__)
@@ -201,7 +203,7 @@ class SearchService:
 def _body(request: pr.Request, config: WebSearchConfig) -> Any:
     """A request's body (render.py), its plan logged at DEBUG level for a page."""
     if log.isEnabledFor(logging.DEBUG) and isinstance(request, pr.Page):
-        from webapp.services.describe import describe
+        from webapp.services.plan.describe import describe
 
         log.debug("search plan\n%s", describe(request))
     return render.body(request, config)

@@ -1,5 +1,5 @@
 """The webapp's search settings: config/index.json's search section (papersearch/search_config.py) with each
-facet as the class of its kind (facet_kinds.py), validated once when the app starts."""
+facet as the class of its kind (facets/kinds.py), validated once when the app starts."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pydantic import model_validator
 
 from papersearch import index_definition
 from papersearch.search_config import SearchConfig, validated
-from webapp.services.facet_kinds import FacetKind, HierarchyFacet, TermsFacet
+from webapp.services.facets.kinds import FacetKind, HierarchyFacet, TermsFacet
 
 
 class WebSearchConfig(SearchConfig):

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from papersearch.taxonomy import TOPIC_SEPARATOR
 from webapp.domain import Bar, Facet, FacetValue, SearchResult
 from webapp.i18n import pick, translate
 from webapp.services.search_settings import WebSearchConfig
 from webapp.views.links import SearchLinks
 
-DISPLAY_SEPARATOR = " › "  # between area and subarea labels in filter chips
+DISPLAY_SEPARATOR = TOPIC_SEPARATOR  # between area and subarea labels in filter chips, as everywhere they are shown
 LEVELS = 20  # a chart's bar heights, in steps of 5% (style.css .level-0 … .level-20: the CSP allows no inline style)
 
 

@@ -1,8 +1,8 @@
 """The clauses of a search as Elasticsearch queries: each word across fields with its typo fallback, phrases,
-closeness, field clauses and exclusions (the words together, with their concepts: text_clauses.py).
+closeness, field clauses and exclusions (the words together, with their concepts: text_query.py).
 
-Called by render.py and text_clauses.py, which puts them together as a plan (plan.py) says; every number here comes from
-config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
+Called by render.py and text_query.py, which put them together as a plan (plan/ladder.py) says; every number here
+comes from config/index.json. User text only ever reaches Elasticsearch inside match / match_phrase / multi_match /
 intervals / term queries, never query_string (DECISIONS.md D-018).
 """
 
@@ -14,9 +14,9 @@ from dataclasses import replace
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.author_keys import author_key, is_surname
 from papersearch.text import has_cjk
-from webapp.services.es_query import Query, any_of, bool_query
-from webapp.services.plan_words import Typos
-from webapp.services.query_parser import LATIN_WORD, Clause
+from webapp.services.es_syntax import Query, any_of, bool_query
+from webapp.services.plan.words import Typos
+from webapp.services.query.parser import LATIN_WORD, Clause
 from webapp.services.search_settings import WebSearchConfig
 
 # --- one word -------------------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Every decision of a search, in one place: which rounds it sends, in which order, with which requests, and
 what each round's answers decide next, down to what the visitor is shown (`Outcome`). Plain data, no
-Elasticsearch syntax (the vocabulary is plan_requests.py's, the words plan_words.py's): render.py writes the
+Elasticsearch syntax (the vocabulary is requests.py's, the words words.py's): bodies/render.py writes the
 bodies, search.py sends each round and reads its answers back into the numbers this module decides on.
 
 `Search.rounds` is the ladder (DECISIONS.md D-044, D-092, D-100), each round named by what it does:
@@ -24,8 +24,7 @@ from typing import Any
 
 from papersearch.text import has_cjk
 from webapp.domain import PartialMatch, SearchParams
-from webapp.services.expansion import Expansion
-from webapp.services.plan_requests import (
+from webapp.services.plan.requests import (
     Count,
     Facets,
     Found,
@@ -38,8 +37,9 @@ from webapp.services.plan_requests import (
     Spelling,
     Tier,
 )
-from webapp.services.plan_words import Concept, Fuzzy, Highlight, Text, Words
-from webapp.services.query_parser import Clause, ParsedQuery
+from webapp.services.plan.words import Concept, Fuzzy, Highlight, Text, Words
+from webapp.services.query.expansion import Expansion
+from webapp.services.query.parser import Clause, ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
 # Names in SearchResult.fallbacks (see webapp/domain.py): results that are typo-tolerant and for most of

@@ -1,5 +1,5 @@
 """Facet filters and aggregations of a request: each facet of config/index.json writes its own
-(facet_kinds.py); here they are put together.
+(facets/kinds.py); here they are put together.
 
 Facets are disjunctive: filters go into post_filter and each facet is counted under every other
 facet's filter but not its own (see DECISIONS.md D-017).
@@ -8,8 +8,8 @@ facet's filter but not its own (see DECISIONS.md D-017).
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.es_query import Query
-from webapp.services.facet_kinds import HISTOGRAM, KNOWN
+from webapp.services.es_syntax import Query
+from webapp.services.facets.kinds import HISTOGRAM, KNOWN
 from webapp.services.search_settings import WebSearchConfig
 
 __all__ = ["HISTOGRAM", "KNOWN", "aggregations", "facet_filters", "known_aggregation", "post_filter"]

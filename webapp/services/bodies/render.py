@@ -1,7 +1,7 @@
-"""The one renderer: each request of a plan (webapp/services/plan.py) → the Elasticsearch body it is sent as.
+"""The one renderer: each request of a plan (webapp/services/plan/ladder.py) → the Elasticsearch body it is sent as.
 
 The clauses are clauses.py's (a word across fields, its typo fallback, the concepts, phrases, closeness,
-field clauses, exclusions), facets facet_queries.py's; this module puts them together as the plan says and
+field clauses, exclusions), facets facets.py's; this module puts them together as the plan says and
 writes everything around them (tiers, sort, paging, highlighting, counts, spelling). Every number comes from
 the plan or config/index.json.
 """
@@ -9,12 +9,12 @@ the plan or config/index.json.
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services import clauses as cl
-from webapp.services import facet_queries as fq
-from webapp.services import text_clauses as tc
-from webapp.services.es_query import Query, bool_query, filtered
-from webapp.services.plan_requests import Count, Facets, Page, Request, Spelling
-from webapp.services.plan_words import Highlight
+from webapp.services.bodies import clauses as cl
+from webapp.services.bodies import facets as fq
+from webapp.services.bodies import text_query as tc
+from webapp.services.es_syntax import Query, bool_query, filtered
+from webapp.services.plan.requests import Count, Facets, Page, Request, Spelling
+from webapp.services.plan.words import Highlight
 from webapp.services.search_settings import WebSearchConfig
 
 # The relaxed page's tiers, named so each hit tells which it is in (hits.py reads them back).

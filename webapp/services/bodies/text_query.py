@@ -9,10 +9,10 @@ from __future__ import annotations
 from papersearch.concepts.english import is_acronym, spelling_key
 from papersearch.index_definition import concepts_config
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
-from webapp.services import clauses as cl
-from webapp.services.es_query import Query, all_of, any_of, bool_query, named
-from webapp.services.plan_words import Concept, Text, Word
-from webapp.services.query_parser import words_of
+from webapp.services.bodies import clauses as cl
+from webapp.services.es_syntax import Query, all_of, any_of, bool_query, named
+from webapp.services.plan.words import Concept, Text, Word
+from webapp.services.query.parser import words_of
 from webapp.services.search_settings import WebSearchConfig
 
 WORD_QUERY = "word:"  # a relaxed word's clause is named word:<i>, so each hit tells which words it has

@@ -1,7 +1,7 @@
 """The words of a search, as the plan reads them: each typed word one clause (`Word`) with its typo fallback and
 the glossary concepts it may also be matched by (`Concept`), together a `Text` of which so many must match;
 what the page highlights (`Highlight`). `Words` makes them from the parsed query and the concepts found in it;
-webapp/services/plan.py decides which form each request carries, text_clauses.py writes them.
+webapp/services/plan/ladder.py decides which form each request carries, bodies/text_query.py writes them.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from typing import Literal
 
 from papersearch.concepts.english import american_spelling
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
-from webapp.services.expansion import Expansion
-from webapp.services.query_parser import LATIN_WORD, Clause, ParsedQuery
+from webapp.services.query.expansion import Expansion
+from webapp.services.query.parser import LATIN_WORD, Clause, ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
 # Where a word's typo fallback looks: nowhere, author names only (four-letter words), every Latin text field.

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from papersearch import added
 from webapp.domain import Hit, SearchParams, SearchResult
-from webapp.services.es_errors import es_errors
+from webapp.services.es.errors import es_errors
 from webapp.services.search import Prepared, SearchService
 
 ID_FIELD = "id"  # the paper id as a keyword with doc values (sorting on _id is disabled by default)

@@ -1,15 +1,15 @@
 """Single papers, similar papers and completions: the look-ups besides search, sent through the service's
-Elasticsearch access (es_access.py: its client and time budget)."""
+Elasticsearch access (es/access.py: its client and time budget)."""
 
 from __future__ import annotations
 
 from webapp.domain import Hit, Suggestion
-from webapp.services import completion
-from webapp.services.concept_suggest import ConceptSuggester, by_papers
-from webapp.services.es_access import EsAccess
-from webapp.services.es_errors import es_errors
-from webapp.services.hits import to_hit
-from webapp.services.labels import TopicLabels
+from webapp.services.es.access import EsAccess
+from webapp.services.es.errors import es_errors
+from webapp.services.facets.labels import TopicLabels
+from webapp.services.lookups import completion
+from webapp.services.lookups.concept_suggest import ConceptSuggester, by_papers
+from webapp.services.results.hits import to_hit
 from webapp.services.search_settings import WebSearchConfig
 
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions

@@ -1,4 +1,4 @@
-"""The requests of author and topic pages (webapp/services/profiles.py sends them), as render.py writes a
+"""The requests of author and topic pages (webapp/services/pages/profiles.py sends them), as render.py writes a
 search's: each a small plan (plain data) and the body it is sent as. The words of an author page's query are
 the search's own first round (plan.Search.as_typed): scored, and highlighted, exactly as on the results page.
 
@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.taxonomy import Topic
 from webapp.domain import SearchParams
-from webapp.services import facet_queries as fq
-from webapp.services import render
-from webapp.services.es_query import Query, bool_query, filtered
-from webapp.services.plan_requests import Page
+from webapp.services.bodies import facets as fq
+from webapp.services.bodies import render
+from webapp.services.es_syntax import Query, bool_query, filtered
+from webapp.services.plan.requests import Page
 from webapp.services.search_settings import WebSearchConfig
 
 NAMES = "authors.as_written"  # the names exactly as the papers write them

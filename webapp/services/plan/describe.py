@@ -4,8 +4,8 @@ explain command's headings)."""
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.plan_requests import Count, Facets, Page, Request, Spelling
-from webapp.services.plan_words import Text, Word
+from webapp.services.plan.requests import Count, Facets, Page, Request, Spelling
+from webapp.services.plan.words import Text, Word
 
 
 def describe(request: Request) -> str:

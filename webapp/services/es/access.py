@@ -1,7 +1,7 @@
 """One way to Elasticsearch for the webapp's services: the client, the alias, the time budget a page's requests
 share (DECISIONS.md D-103), and the round sender every page goes through (a search's rounds, an author or topic
 page's, a paper page's look-ups): it renders each request, sends a round as one search or one _msearch, maps
-failures to the two errors the controllers know (es_errors.py), and shows each request to a trace."""
+failures to the two errors the controllers know (errors.py), and shows each request to a trace."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from typing import Any
 from elasticsearch import ApiError, Elasticsearch, TransportError
 
 from webapp.domain import BadQuery, SearchUnavailable
-from webapp.services.es_errors import es_errors
+from webapp.services.es.errors import es_errors
 from webapp.services.search_settings import WebSearchConfig
 
 log = logging.getLogger(__name__)

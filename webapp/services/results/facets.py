@@ -1,4 +1,4 @@
-"""Aggregation buckets → Facet domain objects, each facet reading its own (facet_kinds.py), with labels in both
+"""Aggregation buckets → Facet domain objects, each facet reading its own (facets/kinds.py), with labels in both
 languages from the taxonomy."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from webapp.domain import Facet, SearchParams
-from webapp.services.labels import Labels
+from webapp.services.facets.labels import Labels
 from webapp.services.search_settings import WebSearchConfig
 
 

@@ -6,8 +6,8 @@ and field clauses author:…, title:…, abstract:…, topic:… (each with a wo
 作者/标题/摘要/主题, and a full-width colon); venue:… and year:… are the page's facet filters
 (`take_filters`, called by the controller before parsing). Anything else, including an unbalanced quote or an
 unknown "field:", is plain text. A long query (a pasted sentence or abstract) is searched cut to its first
-MAX_SEARCHED characters and MAX_CLAUSES clauses (`ParsedQuery.cut` says so). Words are split at script
-boundaries ("Transformer模型" is two terms), because English and Chinese text are matched by different fields.
+max_searched_length characters and query_cost.max_clauses clauses (`ParsedQuery.cut` says so). Words are split
+at script boundaries ("Transformer模型" is two terms), because English and Chinese text are matched by different fields.
 """
 
 from __future__ import annotations
@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from papersearch.index_definition import search_config
 from papersearch.text import CJK_CHARS, to_simplified
+from webapp.services.search_settings import search_config
 
-# Each clause expands to several field queries: a query is searched up to its first MAX_CLAUSES clauses (config
-# query_cost.max_clauses) and MAX_SEARCHED characters (config max_searched_length); the rest is not searched.
-MAX_CLAUSES = int(search_config().query_cost.max_clauses)
-MAX_SEARCHED = int(search_config().max_searched_length)
+# Each clause expands to several field queries: a query is searched up to its first query_cost.max_clauses clauses
+# and max_searched_length characters (the search settings, read when a query is parsed: nothing is read from
+# config/index.json at import); the rest is not searched.
 OR = "OR"  # between plain words: either of them (in capitals, as search engines have it; "or" is a stop word)
 
 FIELD_NAMES = {
@@ -30,6 +29,9 @@ FIELD_NAMES = {
     "abstract": "abstract", "摘要": "abstract",
     "topic": "topic", "主题": "topic", "领域": "topic",
 }
+# Facet clauses typed in the box (venue:ICLR, year:2021, year:2019-2021) are named by their facet's URL parameter
+# (config/index.json) or by these Chinese names of it; the controller makes them the page's filters (take_filters).
+FACET_PREFIXES_ZH = {"会议": "venue", "期刊": "venue", "年份": "year", "年": "year"}
 _QUOTES = {'"': '"', "“": "”", "„": "“", "＂": "＂"}
 _QUOTE_CHARS = "".join(set(_QUOTES) | set(_QUOTES.values()))
 _SEGMENTS = re.compile(f"[{CJK_CHARS}]+|[^\\s{CJK_CHARS}]+")
@@ -48,7 +50,7 @@ class Clause:
     phrase: bool = False
     field: str | None = None  # a key of FIELD_NAMES' values: author, title, abstract, topic
     excluded: bool = False
-    # author: only, set by webapp/services/author_names.py: the indexed keys of the person named (None: not
+    # author: only, set by webapp/services/query/author_names.py: the indexed keys of the person named (None: not
     # looked up; empty: no author of that name), and whether similar names are searched instead (when empty).
     keys: tuple[str, ...] | None = None
     fuzzy: bool = False
@@ -111,13 +113,14 @@ def cased(word: str, typed: str) -> str:
 
 
 def cut_text(text: str) -> tuple[str, bool]:
-    """The part of a query that is searched: its first MAX_SEARCHED characters, cut at a space when one is near
+    """The part of a query that is searched: its first max_searched_length characters, cut at a space when one is near
     the end (a word is not cut in two); and whether anything was left out."""
-    if len(text) <= MAX_SEARCHED:
+    searched = search_config().max_searched_length
+    if len(text) <= searched:
         return text, False
-    cut = text[:MAX_SEARCHED + 1]
+    cut = text[:searched + 1]
     space = cut.rfind(" ")
-    return (cut[:space] if space > MAX_SEARCHED // 2 else cut[:MAX_SEARCHED]).rstrip(), True
+    return (cut[:space] if space > searched // 2 else cut[:searched]).rstrip(), True
 
 
 def take_filters(text: str, prefixes: dict[str, str]) -> tuple[str, list[tuple[str, str]]]:
@@ -186,8 +189,9 @@ def parse_query(text: str) -> ParsedQuery:
             clauses.extend(Clause(w) for w in words_of(text[start:end]))
         i = end
     clauses = _alternatives(clauses)
-    if len(clauses) > MAX_CLAUSES:
-        clauses, cut = clauses[:MAX_CLAUSES], True
+    most = search_config().query_cost.max_clauses
+    if len(clauses) > most:
+        clauses, cut = clauses[:most], True
     return ParsedQuery(tuple(clauses), cut)
 
 

@@ -1,6 +1,6 @@
 """Cross-lingual query expansion: the glossary concepts recognised in what was typed, and the forms
-to search for each in both languages (the plan's Concept, rendered by text_clauses.concept_query and text_query;
-DECISIONS.md D-033)."""
+to search for each in both languages (the plan's Concept, rendered by bodies/text_query.py's concept_query and
+text_query; DECISIONS.md D-033)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The plan's vocabulary: the requests of a search as plain data (webapp/services/plan.py decides them, render.py
+"""The plan's vocabulary: the requests of a search as plain data (webapp/services/plan/ladder.py decides them, render.py
 writes them, search.py sends them), the rounds they are sent in, and what their answers are read into.
 
 Each request (`Page`, `Count`, `Spelling`, `Facets`) says what is searched for which words, in numbers, with no
@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from papersearch.author_keys import WORDS_SINCE_SCHEMA
 from webapp.domain import SearchParams
-from webapp.services.plan_words import Highlight, Text
-from webapp.services.query_parser import Clause
+from webapp.services.plan.words import Highlight, Text
+from webapp.services.query.parser import Clause
 from webapp.services.search_settings import WebSearchConfig
 
 Tier = Literal["as_typed", "relaxed", "check"]

@@ -31,8 +31,8 @@ __all__ = ["Person", "as_written", "candidates_body", "look_up", "person_keys", 
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.author_people import person_keys
 from papersearch.text import has_cjk
-from webapp.services.es_errors import es_errors
-from webapp.services.query_parser import ParsedQuery
+from webapp.services.es.errors import es_errors
+from webapp.services.query.parser import ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
 
 

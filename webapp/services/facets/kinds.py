@@ -1,5 +1,5 @@
 """One class per kind of facet in config/index.json ("type"), each writing its own filter and aggregation and
-reading its own buckets (as elasticsearch.dsl's Facet classes do): facet_queries.py, facets.py and
+reading its own buckets (as elasticsearch.dsl's Facet classes do): bodies/facets.py, results/facets.py and
 views/facets.py ask every facet the same questions and never test its type.
 
 Facets are disjunctive: filters go into post_filter and each facet is counted under every other facet's
@@ -16,9 +16,8 @@ from pydantic import Field
 from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import Bar, Facet, FacetRange, FacetValue, SearchParams
-from webapp.i18n import translate
-from webapp.services.es_query import Query
-from webapp.services.labels import Labels
+from webapp.services.es_syntax import Query
+from webapp.services.facets.labels import Labels
 
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values
 KNOWN = "known"  # which selected filter values some paper of the index has at all (known_values)
@@ -204,21 +203,13 @@ class TermsFacet(TermsFacetConfig):
         return FacetRange(param_from=spec.from_, param_to=spec.to, low=params.ranges.get(spec.from_),
                           high=params.ranges.get(spec.to), min=whole(stats.get("min")), max=whole(stats.get("max")))
 
-    def value_labels(self, value: str) -> tuple[str, str]:
-        """A value's English and Chinese labels: the translations `<labels>.<value>` for a facet with `labels`
-        (record types, languages), else the value itself (venues, years)."""
-        if not self.labels:
-            return value, value
-        key = f"{self.labels}.{value}"
-        en, zh = translate("en", key), translate("zh", key)
-        return (value, value) if en == key else (en, zh)  # a value without a translation as itself
-
     def values(self, buckets: list[dict], selected: list[str], span: FacetRange | None = None,
                exists: set[str] | None = None) -> Facet:
         def value(key: str, count: int, chosen: bool) -> FacetValue:
-            # children given, though empty: pydantic deep-copies a mutable default for every instance.
-            en, zh = self.value_labels(key)
-            return FacetValue(value=key, label=en, label_zh=zh, count=count, selected=chosen, children=[])
+            # children given, though empty: pydantic deep-copies a mutable default for every instance. A value is
+            # its own label; those of a facet with `labels` (UI strings) are put in by the view layer
+            # (webapp/views/facet_labels.py).
+            return FacetValue(value=key, label=key, label_zh=key, count=count, selected=chosen, children=[])
 
         values = [value(str(b["key"]), b["doc_count"], str(b["key"]) in selected) for b in buckets]
         values += [value(v, 0, True) for v in selected

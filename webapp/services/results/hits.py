@@ -16,11 +16,11 @@ from markupsafe import escape
 
 from papersearch import tex
 from webapp.domain import Hit
-from webapp.services.labels import Labels
-from webapp.services.math_html import fragment_html, text_html
-from webapp.services.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
+from webapp.services.bodies.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
+from webapp.services.bodies.text_query import word_name
+from webapp.services.facets.labels import Labels
+from webapp.services.results.math_html import fragment_html, text_html
 from webapp.services.search_settings import WebSearchConfig
-from webapp.services.text_clauses import word_name
 
 FRAGMENT_JOINER = " … "
 SNIPPET_FALLBACK = 300  # characters of the abstract when Elasticsearch returned no fragment

@@ -14,7 +14,7 @@ from papersearch.index_definition import concepts_config
 from papersearch.suggest_inputs import author_inputs
 from papersearch.text import math_spellings
 from webapp.domain import Suggestion
-from webapp.services.es_query import Query
+from webapp.services.es_syntax import Query
 from webapp.services.search_settings import WebSearchConfig
 
 SOURCE_FIELDS = ["authors", "title", "title_zh", "heading"]

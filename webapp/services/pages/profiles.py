@@ -22,10 +22,12 @@ from webapp.domain import (
     SurnameLookUp,
     TopicProfile,
 )
-from webapp.services import author_groups, author_names, render
-from webapp.services import profile_queries as pq
-from webapp.services.facets import facets
-from webapp.services.hits import to_hit
+from webapp.services.bodies import render
+from webapp.services.pages import author_groups
+from webapp.services.pages import profile_queries as pq
+from webapp.services.query import author_names
+from webapp.services.results.facets import facets
+from webapp.services.results.hits import to_hit
 from webapp.services.search import Prepared, SearchService
 
 Answer = dict[str, Any]

@@ -20,7 +20,7 @@ from latex2mathml.converter import convert
 from markupsafe import escape
 
 from papersearch import markup, tex
-from webapp.services import mathml_attributes
+from webapp.services.results import mathml_attributes
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ELEMENTS = frozenset((
