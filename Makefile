@@ -61,3 +61,14 @@ test: setup-test lint node $(if $(filter 0,$(DOCKER_TESTS)),,docker)
 clean:
 	-$(BIN)/papersearch-node stop
 	rm -rf $(VENV) plugin/target
+
+# The cost benchmark: our searches against plain BM25 anchors on a generated corpus (bench/query_cost.py; more
+# options there, other benchmarks in BENCHMARKS.md). Needs a running node (`make node`): it never starts one.
+BENCH_ARGS ?= --sizes 13033 --repeats 3
+.PHONY: bench
+bench: $(VENV)/.installed-bench
+	$(BIN)/python -m bench.query_cost $(BENCH_ARGS)
+
+$(VENV)/.installed-bench: $(VENV)/.installed
+	$(BIN)/pip install -q -e '.[bench]'
+	touch $@

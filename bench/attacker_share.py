@@ -30,7 +30,7 @@ from urllib.parse import quote
 
 import requests
 
-from bench.common import RESULTS_DIR, ROOT, VENV_BIN, WEB_USER, ensure_node, es_url, identity, log, machine, percentile
+from bench.common import RESULTS_DIR, ROOT, VENV_BIN, WEB_USER, es_url, identity, log, machine, percentile, require_node
 from bench.corpus import ensure_corpus
 from bench.processes import cpu_seconds, es_process
 from bench.query_cost import ensure_loaded
@@ -156,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plain", type=int, default=2)
     parser.add_argument("--routes", default="search", help="comma-separated: search, export, feed, author")
     args = parser.parse_args(argv)
-    ensure_node()
+    require_node()
     papers = ensure_loaded(ALIAS, [ensure_corpus(args.size, log=log)], reload=False)
     command = ["python -m bench.attacker_share", *(sys.argv[1:] if argv is None else argv)]
     results = {"command": " ".join(command), "label": args.label,

@@ -7,7 +7,6 @@ import json
 import os
 import platform
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -59,16 +58,19 @@ def session(user: str) -> requests.Session:
     return s
 
 
-def ensure_node() -> None:
-    """Start the project's node if it is not answering (never resets it)."""
+def require_node() -> None:
+    """Stop with a clear message when no node answers: the benchmarks never start, stop or reset one."""
     try:
         r = session(INDEXER_USER).get(f"{es_url()}/_cluster/health", timeout=5)
         if r.ok:
             return
-    except (requests.RequestException, FileNotFoundError, KeyError):
-        pass
-    log("starting the local node (papersearch-node start)")
-    subprocess.run([str(VENV_BIN / "papersearch-node"), "start"], check=True, cwd=ROOT)
+        problem = f"answers {r.status_code}"
+    except FileNotFoundError as exc:
+        problem = f"has no state ({exc.filename})"
+    except (requests.RequestException, KeyError, ValueError) as exc:
+        problem = f"does not answer ({type(exc).__name__})"
+    sys.exit(f"bench: the Elasticsearch node {problem}. Start the project's node first (`make node`, or "
+             f"`.venv/bin/papersearch-node start`), or point ES_URL at a running one.")
 
 
 def delete_indices(pattern: str) -> list[str]:

@@ -337,9 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-tags", action="store_true", help="ours and raw without concept tags (empty glossary)")
     parser.add_argument("--cleanup", action="store_true", help="delete the benchmark indices afterwards")
     args = parser.parse_args(argv)
-    from bench.common import ensure_node
+    from bench.common import require_node
 
-    ensure_node()
+    require_node()
     if args.corpus and not args.corpus.is_file():
         log(f"{args.corpus}: not there; skipped")
         return 0

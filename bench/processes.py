@@ -7,11 +7,15 @@ import json
 import os
 import threading
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Protocol
+from urllib.parse import urlsplit
 
 import psutil
 
-from bench.common import ROOT
+from bench.common import INDEXER_USER, ROOT, es_url, log, session
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 class Measured(Protocol):
@@ -34,15 +38,41 @@ def sample_rss(proc: psutil.Process, peak: list[float], stop: threading.Event) -
         stop.wait(0.02)
 
 
+def pid_from_state(state: dict, url: str) -> int | None:
+    """The pid papersearch-node recorded for the node answering at url: the pid file in the logs folder of the
+    state's node with that HTTP port (provisioning/localnode/process.py NodeProcess.pidfile)."""
+    port = urlsplit(url).port
+    for node in state.get("nodes", []):
+        if node.get("http_port") == port and node.get("logs"):
+            with contextlib.suppress(OSError, ValueError):
+                return int((Path(node["logs"]) / "node.pid").read_text().strip())
+    return None
+
+
+def _reported_pid() -> int | None:
+    """The pid the node itself reports (`_nodes/_local/process`: the node the request reaches)."""
+    with contextlib.suppress(Exception):
+        answer = session(INDEXER_USER).get(f"{es_url()}/_nodes/_local/process", timeout=10).json()
+        return int(next(iter(answer["nodes"].values()))["process"]["id"])
+    return None
+
+
 def es_process() -> psutil.Process | None:
-    """The local node's JVM (None when benchmarking a cluster given by ES_URL)."""
-    state = ROOT / ".local" / "node-state.json"
-    if os.environ.get("ES_URL") or not state.exists():
+    """The JVM of the node the benchmarks send their requests to, by the node's own id: the pid papersearch-node
+    recorded for it (.local/node-state.json), else the one the node reports; never the first JVM whose command
+    line holds the node's folder (another node's, while a failover test runs one). None for a node on another
+    machine, whose CPU this machine cannot read."""
+    url = es_url()
+    if urlsplit(url).hostname not in LOOPBACK:
         return None
-    home = json.loads(state.read_text()).get("home", "")
-    for proc in psutil.process_iter(["name", "cmdline"]):
-        if home and "java" in (proc.info["name"] or "") and any(home in a for a in proc.info["cmdline"] or []):
-            return proc
+    state = ROOT / ".local" / "node-state.json"
+    pid = pid_from_state(json.loads(state.read_text()), url) if state.exists() else None
+    for candidate in (pid, _reported_pid()):
+        with contextlib.suppress(psutil.Error, TypeError):
+            proc = psutil.Process(candidate)
+            if "java" in proc.name():
+                return proc
+    log(f"the node at {url} runs no Java process this user can see: node CPU is not measured")
     return None
 
 

@@ -20,7 +20,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench.common import RESULTS_DIR, delete_indices, ensure_node, log, machine, wait_healthy
+from bench.common import RESULTS_DIR, delete_indices, log, machine, require_node, wait_healthy
 from bench.corpus import DEFAULT_SEED
 
 TARGETS = {
@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench.indexing import BENCH_ALIAS, bench_indexing
     from bench.search import bench_search
 
-    ensure_node()
+    require_node()
     wait_healthy()
     sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
     started = time.time()
