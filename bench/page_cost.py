@@ -1,31 +1,22 @@
-"""What author and topic pages cost Elasticsearch, beside a search's (issue 34).
+"""What author and topic pages cost Elasticsearch, beside a search's (issue 34): `bench.query_cost --pages`.
 
-    .venv/bin/python -m bench.page_cost [--corpus FILE ...] [--sizes 13033] [--repeats 3] [--reload] [--drop]
-                                        [--out FILE]
-
-On the corpora of bench/query_cost.py (loaded the same way, behind the same aliases), every request the webapp
-sends is recorded from its own services (as bench/search_mix.py records a search's) and replayed with the
-request cache off, `--repeats` times: Elasticsearch's `took` (median) and the node's CPU per page.
+On the corpora of bench/query_cost.py, every request the webapp sends is recorded from its own services (as
+bench/search_mix.py records a search's) and replayed with the request cache off, `--repeats` times:
+Elasticsearch's `took` (median) and the node's CPU per page.
   search       each query of the search mix (bench/search_mix.py QUERY_MIX): the unit the pages are priced in
   author       the pages of three of the most prolific names and three with a paper or two, newest first
   author+q     the same names' pages with words ("learning", ranked as the search ranks them)
   topic        the three areas and three subareas with the most papers
-Writes bench/results/page-cost-<UTC time>.json (with this command) and prints the table.
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import sys
-import time
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from bench.common import WEB_USER, ensure_node, es_url, log
+from bench.common import WEB_USER, es_url, log
 from bench.common import session as es_session
-from bench.query_cost import Replayer, loaded_corpora, new_results, write_results
+from bench.query_cost import Replayer
 from bench.search_mix import QUERY_MIX, Request, _recording_service, parsed_params, service_requests
 
 NAMES_SAMPLED = 200  # names looked at to pick prolific ones (the first) and rare ones (the last)
@@ -78,7 +69,7 @@ def rows(alias: str, repeats: int) -> list[dict]:
     out = []
     for kind, what, requests in kinds:
         replay.took(requests)  # warm
-        measured = replay.measure(requests, repeats)
+        measured = replay.measure({"page": requests}, repeats)["page"]
         out.append({"kind": kind, "page": what, "requests": len(requests), **measured})
         log(f"  {kind:9} {what[:40]:42} {len(requests)} req {measured['took_ms']:7.1f} ms  cpu {measured['cpu_ms']}")
     return out
@@ -100,29 +91,12 @@ def summary(found: list[dict]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, action="append", default=[])
-    parser.add_argument("--sizes", default="13033")
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--reload", action="store_true")
-    parser.add_argument("--drop", action="store_true")
-    parser.add_argument("--out")
-    args = parser.parse_args(argv)
-    ensure_node()
-    results = new_results("page_cost", argv, args.repeats)
-    started = time.time()
-    for label, alias, papers in loaded_corpora(args):
-        found = rows(alias, args.repeats)
-        totals = summary(found)
-        results["corpora"].append({"corpus": label, "alias": alias, "papers": papers, "rows": found, "kinds": totals})
-        print(f"\n{label} ({papers:,} papers): median page, took ms and node CPU ms, and × a search's")
-        for kind, k in totals.items():
-            print(f"  {kind:9} {k['pages']:>3} pages  {k['requests']:>4} req  took {k['took_ms']:>7.1f} "
-                  f"(x{k['took_vs_search']})  cpu {k['cpu_ms']} (x{k['cpu_vs_search']})", flush=True)
-    write_results(results, started, args.out or f"page-cost-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+def priced(alias: str, repeats: int, label: str, papers: int) -> dict[str, Any]:
+    """The pages' rows and the median page per kind against a search's, printed as a table."""
+    found = rows(alias, repeats)
+    totals = summary(found)
+    print(f"\n{label} ({papers:,} papers): median page, took ms and node CPU ms, and × a search's")
+    for kind, k in totals.items():
+        print(f"  {kind:9} {k['pages']:>3} pages  {k['requests']:>4} req  took {k['took_ms']:>7.1f} "
+              f"(x{k['took_vs_search']})  cpu {k['cpu_ms']} (x{k['cpu_vs_search']})", flush=True)
+    return {"rows": found, "kinds": totals}

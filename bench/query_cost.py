@@ -1,23 +1,31 @@
-"""What our searches cost Elasticsearch, next to a plain BM25 request with the same facets, per query kind.
+"""The one cost command: what our searches cost Elasticsearch, beside plain BM25 anchors, per query kind.
 
+    make bench            (the mix on a generated corpus of 13,033 papers: --sizes 13033 --repeats 3)
     .venv/bin/python -m bench.query_cost [--corpus FILE ...] [--sizes 13033,1000000] [--repeats 5]
-                                         [--parts] [--reload] [--drop] [--out FILE]
+                                         [--parts] [--pages] [--reload] [--drop] [--out FILE]
 
 For every query of bench/search_mix.py's mix, on every corpus:
-  ours   every request SearchService.search sends for it (recorded from the service itself, as
-         bench/search.py does: the words as typed, the relaxed request, the did-you-mean check), replayed
-  plain  one multi_match over the main text fields carrying the same facet aggregations, post_filter,
-         sort and page, and a simple highlight (bench/plain.py)
-Each is run --repeats times with the request cache off; reported: the median of Elasticsearch's own
-`took` (summed over our requests), and the node's CPU per search (the local node's JVM, CPU seconds
-over all repeats / repeats). --parts also prices each part of our plan (webapp/services/plan/ladder.py): the
-same request rendered without it, so the difference is what that part costs.
+  ours        every request SearchService.search sends for it (recorded from the service itself, as
+              bench/search.py does: the words as typed, the relaxed request, the did-you-mean check), replayed
+  plain       one multi_match over the main text fields carrying the same facet aggregations, post_filter,
+              sort and page, a simple highlight, exact counts (bench/plain.py)
+  treated     (a) plain with our page's treatment: the same total cap and facet sampling (like with like)
+  translated  (b) a cross-language query: plain ORing the glossary's forms as phrases (translate-then-search)
+  corrected   (c) a misspelt query: plain on the words ours corrected it to
+Ours and the anchors are replayed interleaved, --repeats times each, with the request cache off; reported:
+the median of Elasticsearch's own `took` (summed over a search's requests) and of the node's CPU per search
+(the node's own JVM, found by its pid: bench/processes.py). The ratios: ours against plain, against (a),
+and against the fair anchor (c where ours corrected the query, else b where it named a concept, else a), per
+kind and for the mix. On a shared machine read the ratios, not the times.
+--parts also prices each part of our plan (bench/plan_parts.py: the same requests without it, so the
+difference is what that part costs); --pages prices author and topic pages beside a search's (bench/page_cost.py).
 
-Corpora: --corpus files (real papers in our JSONL schema, e.g. ../shared/corpora/*.jsonl.gz) are loaded
-together behind papersbench_cost_real; --sizes are generated corpora (bench/corpus.py) behind
-papersbench_cost_<size>. Loading is `papersearch-admin reindex` and is skipped when the alias already
-holds that many papers (--reload rebuilds); --drop deletes the aliases' indices at the end.
-Writes bench/results/query-cost-<UTC time>.json (with this command) and prints the tables.
+Corpora: --corpus files (real papers in our JSONL schema) are loaded together behind papersbench_cost_real;
+--sizes are generated corpora (bench/corpus.py) behind papersbench_cost_<size>. Loading is
+`papersearch-admin reindex` and is skipped when the alias already holds that many papers (--reload rebuilds);
+--drop deletes the aliases' indices at the end. The node must be running (`make node`); this never starts one.
+Writes bench/results/query-cost-<UTC time>.json (with this command; untracked unless added on purpose) and
+prints the tables.
 """
 
 from __future__ import annotations
@@ -36,10 +44,21 @@ from typing import Any
 
 import orjson
 
-from bench.common import RESULTS_DIR, ROOT, VENV_BIN, WEB_USER, delete_indices, ensure_node, es_url, log, machine
+from bench.common import (
+    PREFIX,
+    RESULTS_DIR,
+    ROOT,
+    VENV_BIN,
+    WEB_USER,
+    delete_indices,
+    es_url,
+    log,
+    machine,
+    require_node,
+)
 from bench.common import session as es_session
 from bench.processes import cpu_seconds_exact, es_process
-from bench.search_mix import QUERY_MIX, Request, service_requests
+from bench.search_mix import QUERY_MIX, Request, service_search
 
 ALIAS = "papersbench_cost_"
 
@@ -100,38 +119,60 @@ class Replayer:
             total += body["took"]
         return total
 
-    def measure(self, requests: list[Request], repeats: int) -> dict[str, float | None]:
-        before = cpu_seconds_exact(self.node)
-        took = [self.took(requests) for _ in range(repeats)]
-        after = cpu_seconds_exact(self.node)
-        cpu = None if before is None or after is None else round((after - before) / repeats * 1000, 2)
-        return {"took_ms": statistics.median(took), "cpu_ms": cpu}
+    def measure(self, sets: dict[str, list[Request]], repeats: int) -> dict[str, dict[str, float | None]]:
+        """Each set of requests `repeats` times, interleaved (the order turning each round, so none always
+        follows another): the median `took` and node CPU ms of each."""
+        took: dict[str, list[float]] = {n: [] for n in sets}
+        cpu: dict[str, list[float]] = {n: [] for n in sets}
+        names = list(sets)
+        for i in range(repeats):
+            for name in names[i % len(names):] + names[:i % len(names)]:
+                before = cpu_seconds_exact(self.node)
+                took[name].append(self.took(sets[name]))
+                after = cpu_seconds_exact(self.node)
+                if before is not None and after is not None:
+                    cpu[name].append((after - before) * 1000)
+        return {n: {"took_ms": statistics.median(took[n]),
+                    "cpu_ms": round(statistics.median(cpu[n]), 2) if cpu[n] else None} for n in names}
 
 
-def plain_requests(alias: str, params: dict[str, Any]) -> list[Request]:
-    from bench.plain import plain_body
+ANCHORS = ("plain", "treated", "translated", "corrected")
+SIDES = ("ours", "plain", "treated", "fair")
+
+
+def searches(alias: str, params: dict[str, Any]) -> dict[str, list[Request]]:
+    """Our requests for one search, and each anchor's that applies (bench/plain.py)."""
+    from bench.plain import Treatment, anchors
     from bench.search_mix import parsed_params
-    from webapp.services.query.parser import parse_query
+    from papersearch.concepts import matcher
     from webapp.services.search_settings import search_config
 
-    p = parsed_params(params)
-    return [Request("POST", f"/{alias}/_search", plain_body(parse_query(p.q), p, search_config()))]
+    ours, result = service_search(alias, params)
+    bodies = [b for r in ours for b in (r.body[1::2] if isinstance(r.body, list) else [r.body])]
+    p, config = parsed_params(params), search_config()
+    corrected = result.showing_for or result.did_you_mean
+    found = anchors(p.q, p, config, Treatment.of(bodies), matcher(), corrected)
+    return {"ours": ours, **{name: [Request("POST", f"/{alias}/_search", b) for b in found[name]]
+                             for name in ANCHORS if name in found}}
 
 
 def cost_rows(alias: str, repeats: int, parts: Callable[[str, dict], dict[str, list[Request]]] | None) -> list[dict]:
     replay = Replayer()
     rows = []
     for kind, params in QUERY_MIX:
-        ours, plain = service_requests(alias, params), plain_requests(alias, params)
-        replay.took(ours), replay.took(plain)  # warm: file cache, query parsing
-        row: dict[str, Any] = {"kind": kind, "params": params, "requests": len(ours),
-                               "ours": replay.measure(ours, repeats), "plain": replay.measure(plain, repeats)}
+        sets = searches(alias, params)
+        for requests in sets.values():
+            replay.took(requests)  # warm: file cache, query parsing
+        measured = replay.measure(sets, repeats)
+        fair = next((n for n in ("corrected", "translated") if n in measured), "treated")
+        row: dict[str, Any] = {"kind": kind, "params": params, "requests": len(sets["ours"]), "fair_anchor": fair,
+                               **measured, "fair": measured[fair]}
         if parts:
-            row["parts"] = {name: replay.measure(reqs, repeats)["took_ms"]
+            row["parts"] = {name: replay.measure({name: reqs}, repeats)[name]["took_ms"]
                             for name, reqs in parts(alias, params).items()}
         rows.append(row)
-        log(f"  {kind:12} {str(params.get('q', ''))[:30]:32} ours {row['ours']['took_ms']:7.1f} ms "
-            f"plain {row['plain']['took_ms']:6.1f} ms  x{_ratio(row['ours']['took_ms'], row['plain']['took_ms'])}")
+        log(f"  {kind:12} {str(params.get('q', ''))[:30]:32} ours {row['ours']['took_ms']:7.1f} ms  "
+            + "  ".join(f"{s} x{_ratio(row['ours']['took_ms'], row[s]['took_ms'])}" for s in SIDES[1:]))
     return rows
 
 
@@ -140,15 +181,16 @@ def _ratio(a: float | None, b: float | None) -> float | None:
 
 
 def summary(rows: list[dict]) -> dict[str, Any]:
-    """Sums by kind and over the mix (took and CPU), with ours/plain ratios."""
+    """Sums by kind and over the mix (took, and CPU per search), with ours against each anchor."""
     def sums(selected: list[dict]) -> dict[str, Any]:
         out: dict[str, Any] = {"queries": len(selected)}
-        for side in ("ours", "plain"):
+        for side in SIDES:
             out[f"{side}_took_ms"] = round(sum(r[side]["took_ms"] for r in selected), 1)
             cpus = [r[side]["cpu_ms"] for r in selected if r[side]["cpu_ms"] is not None]
             out[f"{side}_cpu_ms_per_search"] = round(sum(cpus) / len(cpus), 1) if cpus else None
-        out["took_ratio"] = _ratio(out["ours_took_ms"], out["plain_took_ms"])
-        out["cpu_ratio"] = _ratio(out["ours_cpu_ms_per_search"], out["plain_cpu_ms_per_search"])
+        for side in SIDES[1:]:
+            out[f"took_x_{side}"] = _ratio(out["ours_took_ms"], out[f"{side}_took_ms"])
+            out[f"cpu_x_{side}"] = _ratio(out["ours_cpu_ms_per_search"], out[f"{side}_cpu_ms_per_search"])
         return out
 
     kinds = list(dict.fromkeys(r["kind"] for r in rows))
@@ -156,22 +198,23 @@ def summary(rows: list[dict]) -> dict[str, Any]:
 
 
 def table(corpus: str, papers: int, rows: list[dict], totals: dict) -> str:
-    lines = [f"{corpus} ({papers:,} papers): took ms (median) and node CPU ms per search, ours vs plain",
-             f"{'kind':13} {'query':32} {'req':>3} {'ours':>8} {'plain':>7} {'x':>6} {'cpu ours':>9} {'cpu plain':>9}"]
+    lines = [f"{corpus} ({papers:,} papers): took ms (median) per search; ours against plain, (a) treated, and "
+             "the fair anchor (c corrected, else b translated, else a)",
+             f"{'kind':13} {'query':30} {'req':>3} {'ours':>7} {'plain':>6} {'(a)':>6} {'fair':>6} {'x plain':>7} "
+             f"{'x (a)':>6} {'x fair':>6}"]
     for r in rows:
-        o, p = r["ours"], r["plain"]
-        lines.append(f"{r['kind']:13} {str(r['params'].get('q', ''))[:32]:32} {r['requests']:>3} {o['took_ms']:>8.1f} "
-                     f"{p['took_ms']:>7.1f} {_ratio(o['took_ms'], p['took_ms']) or 0:>6.2f} "
-                     f"{o['cpu_ms'] if o['cpu_ms'] is not None else '-':>9} "
-                     f"{p['cpu_ms'] if p['cpu_ms'] is not None else '-':>9}")
+        o = r["ours"]["took_ms"]
+        lines.append(f"{r['kind']:13} {str(r['params'].get('q', ''))[:30]:30} {r['requests']:>3} {o:>7.1f} "
+                     f"{r['plain']['took_ms']:>6.1f} {r['treated']['took_ms']:>6.1f} {r['fair']['took_ms']:>6.1f} "
+                     + " ".join(f"{_ratio(o, r[s]['took_ms']) or 0:>6.2f}" for s in SIDES[1:])
+                     + ("" if r["fair_anchor"] == "treated" else f"  fair = {r['fair_anchor']}"))
         for name, took in r.get("parts", {}).items():
-            lines.append(f"{'':13}   without {name:24} {'':>3} {took:>8.1f}  (part costs "
-                         f"{o['took_ms'] - took:+.1f} ms)")
-    lines.append("by kind:")
+            lines.append(f"{'':13}   without {name:24} {'':>3} {took:>7.1f}  (part costs {o - took:+.1f} ms)")
+    lines.append("by kind (took sums; node CPU ms per search):")
     for kind, k in [*totals["kinds"].items(), ("= mix", totals["mix"])]:
-        lines.append(f"  {kind:12} ours {k['ours_took_ms']:>8.1f} plain {k['plain_took_ms']:>7.1f} "
-                     f"x{k['took_ratio']}  CPU/search ours {k['ours_cpu_ms_per_search']} plain "
-                     f"{k['plain_cpu_ms_per_search']} x{k['cpu_ratio']}")
+        lines.append(f"  {kind:12} took ours {k['ours_took_ms']:>7.1f}  x plain {k['took_x_plain']}  x (a) "
+                     f"{k['took_x_treated']}  x fair {k['took_x_fair']}   CPU ours {k['ours_cpu_ms_per_search']}  "
+                     f"x plain {k['cpu_x_plain']}  x (a) {k['cpu_x_treated']}  x fair {k['cpu_x_fair']}")
     return "\n".join(lines)
 
 
@@ -182,11 +225,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", default="", help="generated corpus sizes, e.g. 13033,1000000")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--parts", action="store_true", help="also price each part of our plan")
+    parser.add_argument("--pages", action="store_true", help="also price author and topic pages")
     parser.add_argument("--reload", action="store_true")
     parser.add_argument("--drop", action="store_true", help="delete the benchmark's indices at the end")
     parser.add_argument("--out", help="results file name under bench/results/")
+    parser.add_argument("--alias", default=ALIAS, help=f"the aliases' prefix (default {ALIAS}; starts with {PREFIX})")
     args = parser.parse_args(argv)
-    ensure_node()
+    if not args.alias.startswith(PREFIX):
+        parser.error(f"--alias must start with {PREFIX}: the benchmarks touch no other index")
+    require_node()
     parts = None
     if args.parts:
         from bench.plan_parts import without_each_part as parts
@@ -197,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
         totals = summary(rows)
         results["corpora"].append({"corpus": label, "alias": alias, "papers": papers, "rows": rows, **totals})
         print(table(label, papers, rows, totals), flush=True)
+        if args.pages:
+            from bench import page_cost
+
+            results["corpora"][-1]["pages"] = page_cost.priced(alias, args.repeats, label, papers)
     write_results(results, started, args.out or f"query-cost-{datetime.now(UTC).strftime('%Y%m%dT%H%M%SZ')}.json")
     return 0
 
@@ -219,15 +270,16 @@ def corpus_inputs(corpora: list[Path], sizes: str) -> list[tuple[str, str, list[
 def loaded_corpora(args: argparse.Namespace) -> Iterator[tuple[str, str, int]]:
     """(label, alias, papers) of each corpus asked for (--corpus, --sizes), loaded unless it is (--reload: anew);
     with --drop the benchmark's indices are deleted at the end."""
+    prefix = getattr(args, "alias", ALIAS)
     try:
         for name, label, sources in corpus_inputs(args.corpus, args.sizes):
-            alias = f"{ALIAS}{name}"
+            alias = f"{prefix}{name}"
             papers = ensure_loaded(alias, sources, args.reload)
             log(f"== {label}: {papers} papers behind {alias}")
             yield label, alias, papers
     finally:
         if args.drop:
-            log(f"deleted {', '.join(delete_indices(f'{ALIAS}*')) or 'nothing'}")
+            log(f"deleted {', '.join(delete_indices(f'{prefix}*')) or 'nothing'}")
 
 
 def new_results(script: str, argv: list[str] | None, repeats: int) -> dict[str, Any]:

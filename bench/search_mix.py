@@ -72,16 +72,22 @@ def parsed_params(params: dict[str, Any], api: bool = True) -> Any:
 
 
 def service_requests(alias: str, params: dict[str, Any]) -> list[Request]:
+    """Every request SearchService.search sends for these parameters on this alias, in order (service_search)."""
+    return service_search(alias, params)[0]
+
+
+def service_search(alias: str, params: dict[str, Any]) -> tuple[list[Request], Any]:
     """Every request SearchService.search sends for these parameters on this alias, in order (the words as
-    typed; the relaxed form when they find too few papers; a "did you mean" count), recorded from the
-    service itself on a client that passes them on to the node, so the direct baseline sends exactly
-    the same bodies (concept expansions included). The live index's look-up (its analysis profile and size,
-    once a minute per process) is left out: recorded from the service's second search, as a process sends it."""
+    typed; the relaxed form when they find too few papers; a "did you mean" count), and the result it made:
+    recorded from the service itself on a client that passes them on to the node, so the direct baseline sends
+    exactly the same bodies (concept expansions included). The live index's look-up (its analysis profile and
+    size, once a minute per process) is left out: recorded from the service's second search, as a process
+    sends it."""
     service, sent = _recording_service(alias, es_url())
     service.search(parsed_params(params))
     sent.clear()
-    service.search(parsed_params(params))
-    return list(sent)
+    result = service.search(parsed_params(params))
+    return list(sent), result
 
 
 @dataclass
