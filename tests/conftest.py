@@ -23,6 +23,7 @@ from support import (
     DISASTER_INSTANCE,
     FAILOVER_INSTANCE,
     SAMPLE,
+    SESSION_SEED,
     Cluster,
     build_alias,
     delete_alias_indices,
@@ -32,6 +33,12 @@ from support import (
 )
 
 from papersearch import credentials
+
+
+def pytest_report_header() -> str:
+    if SESSION_SEED is None:
+        return "random draws: each test's fixed seed (PAPERSEARCH_TEST_SEED=fresh for new ones)"
+    return f"random draws: PAPERSEARCH_TEST_SEED={SESSION_SEED} (replays this run's)"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
