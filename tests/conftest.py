@@ -35,10 +35,10 @@ from support import (
 from papersearch import credentials
 
 
-def pytest_report_header() -> str:
-    if SESSION_SEED is None:
-        return "random draws: each test's fixed seed (PAPERSEARCH_TEST_SEED=fresh for new ones)"
-    return f"random draws: PAPERSEARCH_TEST_SEED={SESSION_SEED} (replays this run's)"
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The seed of this run's random draws, when it is not each test's own (support.TEST_SEED), for replaying."""
+    if SESSION_SEED is not None:
+        terminalreporter.write_line(f"random draws: PAPERSEARCH_TEST_SEED={SESSION_SEED} replays this run's")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -108,6 +108,24 @@ def fuzzed(cluster, sample_alias, tmp_path_factory: pytest.TempPathFactory) -> I
 
 
 def schemathesis(base: str, seed: int, cwd: Path, phases: str) -> subprocess.CompletedProcess:
+    """One seed's run. Findings that are all 503s (the node did not answer in time: the shared node of a busy
+    machine) are the node's moment, not the API's: the seed runs once more and that run stands, so a 503 a query
+    causes still fails (DECISIONS.md D-179)."""
+    run = _schemathesis(base, seed, cwd, phases)
+    if run.returncode and only_unavailable(run.stdout):
+        print(f"seed {seed}: only 503s, the node not answering; once more", flush=True)
+        run = _schemathesis(base, seed, cwd, phases)
+    return run
+
+
+def only_unavailable(output: str) -> bool:
+    """Every finding is ST101 (a server error) with status 503."""
+    checks = re.findall(r"^\s*- (ST\d+) ", output, re.M)
+    statuses = re.findall(r"^\s*\[(\d{3})\] [^\n]*:$", output, re.M)
+    return bool(checks) and set(checks) == {"ST101"} and set(statuses) == {"503"}
+
+
+def _schemathesis(base: str, seed: int, cwd: Path, phases: str) -> subprocess.CompletedProcess:
     command = [str(BIN / "schemathesis"), "--no-color", "--config-file", str(HERE / "schemathesis.toml"),
                "run", f"{base}/api/openapi.json", "--url", base, "--checks", "all", "--seed", str(seed),
                "--max-examples", str(MAX_EXAMPLES), "--workers", "2", "--request-timeout", "10",
@@ -126,7 +144,8 @@ def schemathesis(base: str, seed: int, cwd: Path, phases: str) -> subprocess.Com
 def test_api_keeps_its_openapi_contract(fuzzed: Fuzzed, seed: int):
     run = fuzzed.runs[seed]
     print(run.stdout[-3000:])
-    assert run.returncode == 0, f"seed {seed}\n{run.stdout[-30000:]}\n{run.stderr[-3000:]}"
+    server = "\n".join(line for line in fuzzed.log.splitlines() if "ERROR" in line)[-5000:]
+    assert run.returncode == 0, f"seed {seed}\n{run.stdout[-30000:]}\n{run.stderr[-3000:]}\nserver errors:\n{server}"
     assert "Stateful" in run.stdout and "API Links" in run.stdout  # the stateful phase ran
     assert "Traceback" not in fuzzed.log, fuzzed.log[-5000:]
 
