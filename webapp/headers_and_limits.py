@@ -68,7 +68,8 @@ def cost() -> int:
     weight = WEIGHTS.get(request.endpoint or "", 1)
     if request.endpoint == EXPORT_ENDPOINT:
         limit = request.args.get("limit", "")
-        asked = int(limit) if limit.isdigit() and 0 < int(limit) <= EXPORT_MAX else EXPORT_MAX
+        # ASCII digits: str.isdigit() is true of "²", which int() refuses (a 500 Schemathesis found, issue 58).
+        asked = int(limit) if limit.isascii() and limit.isdigit() and 0 < int(limit) <= EXPORT_MAX else EXPORT_MAX
         weight = max(1, math.ceil(weight * asked / EXPORT_MAX))
     return weight
 

@@ -336,6 +336,13 @@ def test_every_route_that_searches_refuses_what_the_document_refuses(client, pat
     assert message in text.replace("&gt;", ">")
 
 
+def test_a_digit_that_is_no_number_is_400_under_the_rate_limit(cluster, tools_alias):
+    """Schemathesis seed 1691421479: the limiter priced an export by reading limit=² (a Unicode digit) as a number."""
+    client = create_app(cluster.settings(tools_alias), rate_limit="1000/minute").test_client()
+    r = client.get("/api/export?limit=%C2%B2")
+    assert r.status_code == 400 and "must be a whole number" in r.get_json()["error"]["message"]
+
+
 def test_every_closed_value_is_taken(client):
     for qs in ("type=preprint&type=journal-article&type=conference-paper", "language=en&language=zh",
                "area=&" * 9 + "area=x"):

@@ -47,7 +47,7 @@ SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*
 # Facet clauses typed in the box (venue:ICLR, year:2021, year:2019-2021): the facet's parameter, and these
 # Chinese names of them; they become the page's filters (query_parser.take_filters).
 FACET_PREFIXES_ZH = {"会议": "venue", "期刊": "venue", "年份": "year", "年": "year"}
-_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})")
+_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})", re.ASCII)  # digits as the URL's: 0-9
 
 
 class ParamError(Exception):
@@ -216,7 +216,7 @@ class RequestArgs:
                     setattr(a, spec.from_, int(span.group(1)))
                     setattr(a, spec.to, int(span.group(2)))
                 elif (value in facet.allowed if facet.allowed else not limits) or (
-                        limits and value.isdigit() and limits.min <= int(value) <= limits.max):
+                        limits and value.isascii() and value.isdigit() and limits.min <= int(value) <= limits.max):
                     filters[facet.param] = _distinct(filters[facet.param] + [value])[:MAX_FILTER_VALUES]
                 else:  # year:soon is no year, type:poem no record type: the words stay words
                     q = f"{q} {facet.param}:{value}".strip()
