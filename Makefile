@@ -58,6 +58,15 @@ DOCKER_TESTS ?= 1
 test: setup-test lint node $(if $(filter 0,$(DOCKER_TESTS)),,docker)
 	$(BIN)/python -m pytest $(if $(filter 0,$(DOCKER_TESTS)),-m "not deploy")
 
+# Fresh random inputs where `make test` uses fixed ones (docs/testing.md): the unit tests that draw random values
+# with a new seed, then SEEDS new Schemathesis seeds against the local node, each printed with its result. Any
+# finding fails; its seed joins FIXED_SEEDS in tests/integration/test_api_contract.py with its fix.
+SEEDS ?= 20
+.PHONY: fuzz
+fuzz: setup-test node
+	PAPERSEARCH_TEST_SEED=fresh $(BIN)/python -m pytest -q tests/unit
+	PAPERSEARCH_FUZZ_SEEDS=$(SEEDS) $(BIN)/python -m pytest -s tests/integration/test_api_contract.py
+
 clean:
 	-$(BIN)/papersearch-node stop
 	rm -rf $(VENV) plugin/target

@@ -156,7 +156,8 @@ class HistogramConfig(Section):
 
 class TermsFacetConfig(FacetBase):
     """One field's values (venue, year); `integer` for whole numbers, `range` for from/to bounds on them,
-    `histogram` for a chart of papers per value."""
+    `histogram` for a chart of papers per value, `allowed` when only those values exist (record type, language): the
+    URL may carry no other (an enum in the OpenAPI document; DECISIONS.md D-178)."""
 
     type: Literal["terms"]
     param: str
@@ -166,6 +167,7 @@ class TermsFacetConfig(FacetBase):
     range: RangeParams | None = None
     histogram: HistogramConfig | None = None
     labels: str | None = None  # the values' labels are the translations <labels>.<value>
+    allowed: Annotated[list[str], Field(min_length=1)] | None = None
 
     def params(self) -> list[str]:
         """The URL parameters of its values and bounds."""
@@ -175,6 +177,8 @@ class TermsFacetConfig(FacetBase):
     def _range_needs_integers(self) -> TermsFacetConfig:
         if (self.range or self.histogram) and self.integer is None:
             raise ValueError(f"facet {self.name!r} has a range or histogram but no integer min/max")
+        if self.allowed and self.integer:
+            raise ValueError(f"facet {self.name!r} has both allowed values and integer limits")
         return self
 
 

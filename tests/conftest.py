@@ -23,6 +23,7 @@ from support import (
     DISASTER_INSTANCE,
     FAILOVER_INSTANCE,
     SAMPLE,
+    SESSION_SEED,
     Cluster,
     build_alias,
     delete_alias_indices,
@@ -32,6 +33,12 @@ from support import (
 )
 
 from papersearch import credentials
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The seed of this run's random draws, when it is not each test's own (support.TEST_SEED), for replaying."""
+    if SESSION_SEED is not None:
+        terminalreporter.write_line(f"random draws: PAPERSEARCH_TEST_SEED={SESSION_SEED} replays this run's")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

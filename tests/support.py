@@ -28,6 +28,16 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"
 SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 BIN = Path(sys.executable).parent
+# Tests that draw random inputs draw them from a fixed seed of their own, the same every run, unless
+# PAPERSEARCH_TEST_SEED names one for all of them (a number, or "fresh": a new one each session, shown in pytest's
+# header for replaying). `make fuzz` sets it to fresh (docs/testing.md; DECISIONS.md D-179).
+TEST_SEED = os.environ.get("PAPERSEARCH_TEST_SEED", "")
+SESSION_SEED = random.SystemRandom().randrange(2**31) if TEST_SEED == "fresh" else int(TEST_SEED or 0) or None
+
+
+def drawn(own_seed: int) -> random.Random:
+    """The random draws of a test whose fixed seed is `own_seed` (see TEST_SEED)."""
+    return random.Random(own_seed if SESSION_SEED is None else f"{SESSION_SEED}:{own_seed}")
 TAXONOMY = json.loads((ROOT / "config" / "taxonomy.json").read_text(encoding="utf-8"))
 
 

@@ -313,6 +313,43 @@ def test_bad_export_parameters_are_400(client, qs, message):
     assert r.status_code == 400 and message in r.get_json()["error"]["message"]
 
 
+# What Schemathesis sent with seed 107653299 (issue 58), answered 200 with an empty body (no paper matched): eleven
+# area values, one of them empty (the document's maxItems counts it), and a record type there is none of.
+ISSUE_58 = ("area=true&area=Pk%F1%BB%BF%8B4&area=%22&area=%C3%8E_%F2%97%A2%A4%C2%9C%F1%90%96%83%C2%A8%07%C2%B2L%C3%9524"
+            "&area=8&area=&area=-8664&area=-1.1997249010035119e-252&area=-14785291551061"
+            "&area=-9.015416490428117e-164&area=false&spell=true&subarea=&limit=&type=%3Ew")
+ELEVEN_AREAS = ISSUE_58.split("&spell")[0]
+
+
+@pytest.mark.parametrize(("qs", "message"), [
+    (ISSUE_58, "Too many values for “area” (at most 10)"), (ELEVEN_AREAS, "Too many values for “area” (at most 10)"),
+    ("type=%3Ew", "Unknown value “>w” for “type”; choose one of conference-paper, journal-article, preprint"),
+    ("language=fr", "Unknown value “fr” for “language”; choose one of en, zh"),
+])
+@pytest.mark.parametrize("path", ["/api/export", "/api/search", "/feed", "/"])
+def test_every_route_that_searches_refuses_what_the_document_refuses(client, path, qs, message):
+    """One validation for the page, the API, the feed and the export: a 400 with its reason, before anything is
+    searched or streamed."""
+    r = client.get(f"{path}?{qs}")
+    assert r.status_code == 400
+    text = r.get_json()["error"]["message"] if path.startswith("/api") else r.get_data(as_text=True)
+    assert message in text.replace("&gt;", ">")
+
+
+def test_a_digit_that_is_no_number_is_400_under_the_rate_limit(cluster, tools_alias):
+    """Schemathesis seed 1691421479: the limiter priced an export by reading limit=² (a Unicode digit) as a number."""
+    client = create_app(cluster.settings(tools_alias), rate_limit="1000/minute").test_client()
+    r = client.get("/api/export?limit=%C2%B2")
+    assert r.status_code == 400 and "must be a whole number" in r.get_json()["error"]["message"]
+
+
+def test_every_closed_value_is_taken(client):
+    for qs in ("type=preprint&type=journal-article&type=conference-paper", "language=en&language=zh",
+               "area=&" * 9 + "area=x"):
+        assert client.get(f"/api/export?{qs}").status_code == 200
+        assert client.get(f"/api/search?{qs}").status_code == 200
+
+
 def test_sitemap_file_parameter_is_checked(client):
     r = client.get("/sitemap-papers.xml?after=" + "x" * 600)
     assert r.status_code == 400 and "<html" in r.get_data(as_text=True)

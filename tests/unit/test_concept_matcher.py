@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
+from support import drawn
 
 from papersearch.concepts import ConceptMatcher, english, load
 from papersearch.concepts.english import number_variants, spellings
@@ -152,7 +152,7 @@ ALPHABET = "ab AZ09-.,;’—–“”\u00a0éïßÆĳﬁαβ中文学习カ한\
 
 def test_latin_runs_match_the_whole_text_rule() -> None:
     """The fast path (an encoder error handler per non-ASCII run) equals one expression over the text."""
-    rng = random.Random(5)
+    rng = drawn(5)
     for _ in range(3000):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 30)))
         fast = text.encode("ascii", english._LATIN_RUNS).decode("ascii")
@@ -160,7 +160,7 @@ def test_latin_runs_match_the_whole_text_rule() -> None:
 
 
 def test_the_cjk_check_in_native_code_agrees_with_the_definition() -> None:
-    rng = random.Random(6)
+    rng = drawn(6)
     for _ in range(3000):
         text = "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 8)))
         assert _has_cjk(text) == bool(CJK_RUN.search(text)), text

@@ -9,6 +9,7 @@ import re
 import unicodedata
 
 import pytest
+from support import drawn
 
 from bench.relevance import crosslingual as xl
 from bench.relevance import known_items as ki
@@ -139,7 +140,7 @@ def test_english_items_are_derived_from_their_paper_and_reproducible():
 
 
 def test_misspell_always_changes_the_word_by_one_edit():
-    rng = random.Random(1)
+    rng = drawn(1)
     for word in ("Lookahead", "Interaction", "Divergences", "aabbb", "Learning"):
         for pos in range(len(word)):
             typo = ki.misspell(word, pos, rng)

@@ -1,6 +1,7 @@
-import random
 import re
 import unicodedata
+
+from support import drawn
 
 from indexer.loading.authors import parse_author_line, split_et_al
 from papersearch.text import (
@@ -94,7 +95,7 @@ def test_normalize_fast_path_agrees_with_the_rule() -> None:
     # controls, invisible characters, at the ends and doubled.
     pool = ["a", "Z", " ", "  ", "\t", "\n", "\x00", "\x1c", "\x7f", "\x85", "\xa0", "\u3000", "\u2009",
             "\u200b", "\ufeff", "\u2060", "é", "e\u0301", "\u0301", "中", "文", "Ω", "ﬁ", ".", "-"]
-    rnd = random.Random(7)
+    rnd = drawn(7)
     values = ["", "plain ascii text", "Søren Müller", "全角 空格", *pool]
     values += ["".join(rnd.choices(pool, k=rnd.randint(1, 12))) for _ in range(5000)]
     for value in values:

@@ -2,21 +2,22 @@
 page or size, which these routes set themselves) plus a few of their own, each integer with a documented
 maximum. The models also generate the routes' OpenAPI parameters (webapp/openapi_lists.py).
 
-The search's arguments are validated by RequestArgs.search (controllers/params.py), exactly as for the
-API, so the messages are the same; this module checks only what it adds.
+Each route's arguments are validated with the model its OpenAPI parameters come from (the search's fields and
+its own), by RequestArgs.validate and search_params (controllers/params.py), the path every route that takes a
+search shares: one parse, the API's messages, nothing the document does not say (DECISIONS.md D-178).
 """
 
 from __future__ import annotations
 
 import copy
 import typing
-from typing import Any
+from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field, ValidationError, create_model
+from pydantic import BaseModel, Field, create_model
 from werkzeug.datastructures import MultiDict
 
 from papersearch.text import MAX_ID_BYTES
-from webapp.controllers.params import Args, ParamError, RequestArgs, bounded
+from webapp.controllers.params import Args, RequestArgs, bounded
 from webapp.domain import SearchParams
 from webapp.serializers.export import FORMATS as EXPORT_FORMATS
 
@@ -39,6 +40,7 @@ def _search_fields(request_args: RequestArgs, **defaults: Any) -> dict[str, Any]
 
 
 class ExportOwnArgs(Args):
+    messages: ClassVar[dict[str, str]] = {"format": "error.export_format", "limit": "error.export_limit"}
     format: typing.Literal[EXPORT_FORMATS] = Field("bibtex", description="Export format")
     limit: bounded(1, EXPORT_MAX) = Field(EXPORT_MAX, description=f"Papers to export, in the order of the "
                        f"results pages (at most {EXPORT_MAX})")
@@ -60,35 +62,15 @@ class ListArgs:
             "ExportArgs", __base__=ExportOwnArgs, **_search_fields(request_args))
         self.sitemap_model = SitemapArgs
 
-    def _search(self, args: MultiDict, sort: str | None = None) -> SearchParams:
-        kept = MultiDict([(k, v) for k, v in args.items(multi=True) if k not in _SET_BY_THE_ROUTE])
-        if sort and not kept.get("sort"):
-            kept["sort"] = sort
-        return self.request_args.search(kept, api=True)
-
     def feed(self, args: MultiDict) -> SearchParams:
         """The search a feed follows: its newest FEED_ENTRIES papers unless a sort is given."""
-        return self._search(args, FEED_SORT).model_copy(update={"page": 1, "size": FEED_ENTRIES})
+        search = self.request_args.search_params(self.request_args.validate(self.feed_model, args))
+        return search.model_copy(update={"page": 1, "size": FEED_ENTRIES})
 
     def export(self, args: MultiDict) -> tuple[SearchParams, str, int]:
-        own = _own(ExportOwnArgs, args)
-        return self._search(args), own.format, own.limit
+        """The search, the format and how many papers: all validated before anything is searched or sent."""
+        valid = self.request_args.validate(self.export_model, args)
+        return self.request_args.search_params(valid), valid.format, valid.limit
 
     def sitemap_after(self, args: MultiDict) -> str | None:
-        return _own(SitemapArgs, args).after or None
-
-
-def _own(model: type[BaseModel], args: MultiDict) -> Any:
-    data = {name: args[name] for name in model.model_fields if args.get(name, "")}
-    try:
-        return model.model_validate(data)
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        name, value = str(error["loc"][0]), str(error["input"])[:40]
-        if name == "format":
-            raise ParamError("error.export_format", value=value, allowed=", ".join(EXPORT_FORMATS)) from None
-        if name == "limit" and error["type"] == "int_parsing":
-            raise ParamError("error.not_integer", param=name, value=value) from None
-        if name == "limit":
-            raise ParamError("error.export_limit", value=value, high=EXPORT_MAX) from None
-        raise ParamError("error.invalid", param=name, detail=error["msg"]) from None
+        return self.request_args.validate(SitemapArgs, args).after or None

@@ -1,10 +1,13 @@
-"""Request arguments → SearchParams or a suggestion prefix: normalised, length-checked and validated here, once.
+"""Request arguments → SearchParams or a suggestion prefix: normalised, length-checked and validated here, once,
+for every route that takes a search (the pages, the API, author pages, feeds and exports: `search_params` of the
+route's own documented model, DECISIONS.md D-178).
 
 The argument models are built from config/index.json when the app starts (`RequestArgs(config)`); the
 same models generate the OpenAPI parameters (webapp/openapi.py), so the document declares exactly what
 is validated (see DECISIONS.md D-025). Limits apply to the values
 as sent; whitespace is collapsed afterwards. An empty value (`?page=`) is the same as leaving the
-parameter out; a parameter that is not repeatable may be given once.
+parameter out (a repeatable one's empty repetitions count towards its MAX_FILTER_VALUES, as the document's
+maxItems counts them); a parameter that is not repeatable may be given once.
 
 Every number that comes in has a range, declared once (DECISIONS.md D-078). A route of its own declares its arguments
 as a model on `Args` with integers from `bounded()`,
@@ -18,7 +21,7 @@ from __future__ import annotations
 import functools
 import re
 import typing
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, create_model
 from pydantic_core import PydanticCustomError
@@ -41,7 +44,7 @@ MAX_FILTER_LENGTH = 300
 _SEP = re.escape(PATH_SEPARATOR.strip())
 _BLANK = r"\s\x1c-\x1f\x85\ufeff"
 SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
-_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})")
+_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})", re.ASCII)  # digits as the URL's: 0-9
 
 
 class ParamError(Exception):
@@ -74,10 +77,12 @@ def _one_of(allowed: tuple[int, ...]):
 
 
 class Args(BaseModel):
-    """The base of every argument model."""
+    """The base of every argument model. `messages`: a parameter's own translation for a value outside its enum
+    or range (filled in with value, allowed or low/high), where the generic one would say less."""
 
     # Python's regular expressions, like the generators that test the OpenAPI document against us.
     model_config = ConfigDict(regex_engine="python-re", extra="ignore")
+    messages: ClassVar[dict[str, str]] = {}
 
 
 _INTEGER_TEXT = re.compile(r"\s*[+-]?\d+\s*", re.ASCII)
@@ -112,6 +117,8 @@ def _facet_fields(config: WebSearchConfig) -> dict[str, Any]:
         name, limits = facet.name, facet.integer
         if limits:
             item: Any = bounded(limits.min, limits.max)
+        elif facet.allowed:  # a closed set (record type, language): an enum in the document
+            item = typing.Literal[tuple(facet.allowed)]
         else:
             item = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
         fields[facet.param] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
@@ -161,9 +168,9 @@ def _without(model: type[BaseModel], name: str, *left_out: str) -> type[BaseMode
     return create_model(name, __base__=Args, **fields)
 
 
-def citation_args_model() -> type[BaseModel]:
-    return create_model("CitationArgs", __base__=Args,
-                        format=(typing.Literal[CITATION_FORMATS], Field("bibtex", description="Citation format")))
+class CitationArgs(Args):
+    messages: ClassVar[dict[str, str]] = {"format": "error.citation_format"}
+    format: typing.Literal[CITATION_FORMATS] = Field("bibtex", description="Citation format")
 
 
 def suggest_args_model(config: WebSearchConfig) -> type[BaseModel]:
@@ -182,17 +189,19 @@ class RequestArgs:
         self.author_model = _without(self.search_model, "AuthorArgs", "sort", "spell")
         self.api_author_model = _without(self.api_search_model, "ApiAuthorArgs", "sort", "spell")
         self.suggest_model = suggest_args_model(config)
-        self.citation_model = citation_args_model()
+        self.citation_model = CitationArgs
 
     def search(self, args: MultiDict, api: bool = False) -> SearchParams:
         """The search page's parameters, or (api) the API's, which allow any page size up to the largest."""
-        return self._params(self.validate(self.api_search_model if api else self.search_model, args))
+        return self.search_params(self.validate(self.api_search_model if api else self.search_model, args))
 
     def author(self, args: MultiDict, api: bool = False) -> SearchParams:
         """An author page's words, filters and page (the order is the page's own)."""
-        return self._params(self.validate(self.api_author_model if api else self.author_model, args))
+        return self.search_params(self.validate(self.api_author_model if api else self.author_model, args))
 
-    def _params(self, a: Any) -> SearchParams:
+    def search_params(self, a: Any) -> SearchParams:
+        """A validated model with the search's fields (any route's: page, API, author, feed, export) → the
+        search. A model without page or size (feed, export: the route sets them) gets the first default page."""
         filters = {f.param: [str(v) for v in getattr(a, f.param)] for f in self.config.terms_facets}
         q, typed = self._typed_filters(a.q)
         ranges: dict[str, int] = {}
@@ -203,9 +212,10 @@ class RequestArgs:
                 if span and limits and all(limits.min <= int(v) <= limits.max for v in span.groups()):
                     setattr(a, spec.from_, int(span.group(1)))
                     setattr(a, spec.to, int(span.group(2)))
-                elif not limits or (value.isdigit() and limits.min <= int(value) <= limits.max):
+                elif (value in facet.allowed if facet.allowed else not limits) or (
+                        limits and value.isascii() and value.isdigit() and limits.min <= int(value) <= limits.max):
                     filters[facet.param] = _distinct(filters[facet.param] + [value])[:MAX_FILTER_VALUES]
-                else:  # year:soon is no year: the words stay words
+                else:  # year:soon is no year, type:poem no record type: the words stay words
                     q = f"{q} {facet.param}:{value}".strip()
             if not spec:
                 continue
@@ -214,8 +224,9 @@ class RequestArgs:
                 low, high = high, low  # typed the wrong way round: the years between them
             ranges |= {p: v for p, v in ((spec.from_, low), (spec.to, high)) if v is not None}
         return SearchParams(q=q, areas=a.area, subareas=a.subarea, filters={p: v for p, v in filters.items() if v},
-                            ranges=ranges, sort=getattr(a, "sort", self.config.default_sort), page=a.page,
-                            size=a.size, xl=a.xl, spell=getattr(a, "spell", True))
+                            ranges=ranges, sort=getattr(a, "sort", self.config.default_sort),
+                            page=getattr(a, "page", 1), size=getattr(a, "size", self.config.default_page_size),
+                            xl=a.xl, spell=getattr(a, "spell", True))
 
     def _typed_filters(self, q: str) -> tuple[str, dict[str, list[str]]]:
         """The query without the facet clauses typed in it, and their values by facet parameter."""
@@ -238,8 +249,12 @@ class RequestArgs:
         """Request arguments → an instance of `model` (an `Args`), or the ParamError a person can act on."""
         data: dict[str, Any] = {}
         for name, field in model.model_fields.items():
-            values = [v for v in args.getlist(name) if v != ""]
+            sent = args.getlist(name)
+            values = [v for v in sent if v != ""]
             if typing.get_origin(field.annotation) is list:
+                # An empty repetition adds no value but counts, as the document's maxItems counts it.
+                if len(sent) > MAX_FILTER_VALUES:
+                    raise ParamError("error.too_many_values", param=name, limit=MAX_FILTER_VALUES)
                 data[name] = values
             elif len(values) > 1:
                 raise ParamError("error.repeated", param=name)
@@ -249,6 +264,13 @@ class RequestArgs:
             return model.model_validate(data)
         except ValidationError as exc:
             raise _param_error(exc.errors()[0], model, self.config) from None
+
+
+@functools.cache
+def _choices(model: type[BaseModel], name: str) -> tuple[str, ...]:
+    """The values a parameter's schema allows (its enum, or its items' enum), for its message."""
+    prop = model.model_json_schema()["properties"][name]
+    return tuple(prop.get("enum") or prop["items"]["enum"])
 
 
 @functools.cache
@@ -274,7 +296,16 @@ def _param_error(error: Any, model: type[BaseModel], config: WebSearchConfig) ->
         return ParamError("error.filter_too_long", param=name, limit=MAX_FILTER_LENGTH)
     if name == "subarea" and kind == "string_pattern_mismatch":
         return ParamError("error.subarea", value=value)
-    if kind in ("greater_than_equal", "less_than_equal", "int_parsing_size"):  # _size: too many digits
+    out_of_range = kind in ("greater_than_equal", "less_than_equal", "int_parsing_size")  # _size: too many digits
+    own = getattr(model, "messages", {}).get(name)
+    if own and kind == "literal_error":
+        return ParamError(own, param=name, value=value[:40], allowed=", ".join(_choices(model, name)))
+    if own and out_of_range:
+        low, high = _bounds(model, name)
+        return ParamError(own, param=name, value=value[:40], low=low, high=high)
+    if in_list and kind == "literal_error":  # a repeatable parameter's closed set of values (record type, language)
+        return ParamError("error.unknown_value", param=name, value=value[:40], allowed=", ".join(_choices(model, name)))
+    if out_of_range:
         low, high = _bounds(model, name)
         key = {"size": "error.size_range", "page": "error.page"}.get(name, "error.out_of_range")
         return ParamError(key, param=name, value=value[:40], low=low, high=high)
@@ -286,6 +317,4 @@ def _param_error(error: Any, model: type[BaseModel], config: WebSearchConfig) ->
         return ParamError("error.flag", param=name, value=value[:40])
     if name == "sort":
         return ParamError("error.sort", value=value[:40], allowed=", ".join(config.sorts))
-    if name == "format":
-        return ParamError("error.citation_format", value=value[:40], allowed=", ".join(CITATION_FORMATS))
     return ParamError("error.invalid", param=".".join(map(str, error["loc"])), detail=error["msg"])
