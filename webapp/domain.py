@@ -8,7 +8,7 @@ is plain text and must be escaped by the template as usual.
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -105,6 +105,7 @@ class Hit(BaseModel):
     arxiv_id: str | None = None  # "2101.00001", where the record has one
     languages: list[str] = []  # what the paper is written in: "en", "zh"
     added: datetime | None = None  # when it was added to the index (kept across reindexes; papersearch/added.py)
+    published: date | None = None  # its publication date, where the source has one (arXiv: the first version's)
     score: float | None = None
     # Words of the query this paper does not contain; only ever filled when the results are a partial match.
     missing: list[str] = []

@@ -28,7 +28,6 @@ from webapp.services.search_settings import WebSearchConfig
 NAMES = "authors.as_written"  # the names exactly as the papers write them
 CONCEPTS = "concepts"
 ADDED = "added"
-SPELLINGS = 8  # a name's own spellings counted among the names beside its co-authors (they come first)
 
 
 @dataclass(frozen=True)
@@ -124,7 +123,7 @@ def _author_profile(request: AuthorProfile, config: WebSearchConfig) -> Query:
         "sort": config.sorts[settings.sort],
         "track_total_hits": True,
         "_source": ["authors", area_field],
-        "aggs": {"names": {"terms": {"field": NAMES, "size": settings.coauthors + SPELLINGS}}},
+        "aggs": {"names": {"terms": {"field": NAMES, "size": settings.coauthors + settings.spellings}}},
     }
 
 

@@ -86,7 +86,8 @@ class ProfileService:
         if has_cjk(person.key):
             groups = author_groups.paper_groups(sources, own, settings.groups.min_papers)
         else:
-            groups = author_groups.first_name_groups(counted, sources)
+            groups = author_groups.first_name_groups(counted, sources) or author_groups.coauthor_groups(
+                sources, own, settings.groups.coauthor_min_papers)
         several = author_groups.several_people(groups)
         return AuthorProfile(
             name=spellings[0].name if spellings else name, key=keys[0], keys=list(keys), spellings=spellings,
