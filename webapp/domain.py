@@ -155,6 +155,10 @@ class Facet(BaseModel):
     # Papers per value over the whole span, gaps included (a facet with a "histogram": years), under the other
     # facets' filters; empty when no paper has a value.
     bars: list[Bar] = []
+    # The topic facet: how many of the `of` papers under the other filters carry a topic at all (most sources
+    # have none: issue 57.12); None for other facets.
+    covered: int | None = None
+    of: int | None = None
 
 
 class Suggestion(BaseModel):
@@ -288,6 +292,8 @@ class TopicProfile(BaseModel):
     newest: list[Hit]
     facets: list[Facet]  # years (bars), venues, subareas
     facets_are_estimates: bool = False
+    tagged: int | None = None  # papers of the index that carry any topic, of `indexed` (issue 57.12)
+    indexed: int | None = None
     authors: list[NameCount]
     concepts: list[ConceptCount]  # the glossary concepts most particular to the topic's papers
 

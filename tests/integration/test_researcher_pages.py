@@ -191,3 +191,17 @@ def test_every_spelling_of_a_person_is_on_their_page(client):
 def test_completion_offers_a_person_once(client, prefix):
     found = client.get("/api/suggest", query_string={"q": prefix}).get_json()["suggestions"]
     assert len([s for s in found if s["kind"] == "author"]) == 1, found
+
+
+# --- 57.12 what topics cover --------------------------------------------------------------------------------
+
+
+def test_the_topic_facet_and_topic_pages_say_how_many_papers_carry_a_topic(client):
+    # "study": 8 papers of Wei Wang in Deep Learning, 5 kernel studies under no topic
+    [facet] = [f for f in client.get("/api/search?q=study").get_json()["facets"] if f["name"] == "topic"]
+    assert (facet["covered"], facet["of"]) == (8, 13)
+    doc = page(client, "/?q=study&lang=en")
+    assert words(doc.xpath("//p[contains(@class, 'facet-coverage')]")[0]).startswith("8 of 13 papers carry a topic")
+    topic = page(client, "/topic/deep-learning?lang=en")
+    [note] = topic.xpath("//p[contains(@class, 'topic-coverage')]")
+    assert words(note).startswith(f"Topics cover 8 of the {len(RECORDS) + 1} papers")
