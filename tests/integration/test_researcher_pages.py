@@ -14,8 +14,8 @@ import bibtexparser
 import pytest
 import rispy
 from consumers import csl_items, valid_atom
-from lxml import html
 from support import loaded_alias, write_jsonl
+from webapp_support import page
 
 from webapp import create_app
 
@@ -68,12 +68,6 @@ def pages_alias(cluster, tmp_path_factory):
 @pytest.fixture(scope="module")
 def app(cluster, pages_alias):  # the integration conftest's `client` serves this app
     return create_app(cluster.settings(pages_alias), rate_limit="off")
-
-
-def page(client, path: str):
-    r = client.get(path)
-    assert r.status_code == 200, (path, r.status_code)
-    return html.fromstring(r.get_data(as_text=True))
 
 
 def citation(client, paper_id: str, fmt: str) -> str:
