@@ -196,6 +196,7 @@ class Groups(Section):
     # A Latin-script name of one first name: co-author circles of at least coauthor_min_papers papers each
     # (papers without a co-author are in none): two of them are several people (DECISIONS.md D-208).
     coauthor_min_papers: Annotated[int, Field(ge=2)]
+    coauthor_circles: Annotated[int, Field(ge=2)]  # or this many circles, none with half of the papers
 
 
 class TopicPage(Section):

@@ -43,6 +43,9 @@ ARXIV = {"id": "0704.0001", "title": "Calculation of prompt diphoton production 
 CIRCLE = [("Alice Zhang", "Bob Li"), ("Carlos Ruiz", "Dana Ito")]
 WANG = [{"id": f"wang-{c}-{i}", "title": f"Circle {c} study {i} of wombats", "authors": ["Wei Wang", *CIRCLE[c]],
          "year": 2015 + i, "topic_area": "Deep Learning"} for c in range(2) for i in range(4)]
+# "Jing Li": eight papers, each with other co-authors (no circle at all); "Yu Zhang": four such, too few to say
+SCATTERED = [{"id": f"{key}-{i}", "title": f"Scattered note {i} on {key}", "authors": [name, f"Solo Partner{key}{i}"],
+              "year": 2020} for name, key, n in (("Jing Li", "jl", 8), ("Yu Zhang", "yz", 4)) for i in range(n)]
 HELPERS = [f"Zoe Helper{i:02d}" for i in range(22)]
 SCHOLKOPF = [
     *({"id": f"bs-{i}", "title": f"Kernel study {i}", "authors": [written, *HELPERS], "year": 2010 + i}
@@ -52,7 +55,7 @@ SCHOLKOPF = [
 ]
 HINTON = [{"id": "hinton-1", "title": "Distilling knowledge", "authors": ["Geoffrey Hinton"], "year": 2015},
           {"id": "hinton-2", "title": "Dropout nets", "authors": ["Geoffrey E Hinton"], "year": 2014}]
-RECORDS = [ETAL, SCRIPT_N, TEX, *DATED, *WANG, *SCHOLKOPF, *HINTON]
+RECORDS = [ETAL, SCRIPT_N, TEX, *DATED, *WANG, *SCATTERED, *SCHOLKOPF, *HINTON]
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +175,9 @@ def test_a_name_whose_co_authors_never_meet_is_several_people(client):
                                                                        ["Carlos Ruiz", "Dana Ito"]]
     one = client.get(f"/api/authors/{quote('Bernhard Schölkopf')}").get_json()
     assert not one["several_people"]  # one circle and a paper alone
+    scattered = client.get(f"/api/authors/{quote('Jing Li')}").get_json()
+    assert scattered["several_people"] and [g["papers"] for g in scattered["groups"]] == [1] * 8
+    assert not client.get(f"/api/authors/{quote('Yu Zhang')}").get_json()["several_people"]
 
 
 def test_every_spelling_of_a_person_is_on_their_page(client):

@@ -5,9 +5,9 @@ paper of its spellings (first_name_groups). A CJK name has no first name to tell
 groups that share no co-author and no topic area (two papers are together when they have a co-author or the
 area in common, and so is everything linked to them); two or more groups of at least `min_papers` papers each:
 several people (paper_groups). A Latin-script name whose spellings have one first name falls apart the same way,
-by co-authors alone, into circles of at least `coauthor_min_papers` papers (coauthor_groups: "Wei Wang" is many
-people with one first name; DECISIONS.md D-208). The page says so and shows the groups; it never splits the name's
-papers (DECISIONS.md D-134).
+by co-authors alone: two circles of at least `coauthor_min_papers` papers, or `coauthor_circles` circles none with
+half of the papers (coauthor_groups: "Wei Wang" is many people with one first name; DECISIONS.md D-208). The
+page says so and shows the groups; it never splits the name's papers (DECISIONS.md D-134).
 """
 
 from __future__ import annotations
@@ -58,11 +58,19 @@ def paper_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: str | 
 
 
 def coauthor_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: frozenset[str],
-                    min_papers: int) -> list[PaperGroup]:
+                    min_papers: int, min_circles: int) -> list[PaperGroup]:
     """A Latin-script name of one first name ("Wei Wang"): its papers' co-author circles, papers linked by a
     shared co-author only (one person's papers across topics share their collaborators; a topic area is shared by
-    strangers), each of at least min_papers papers (DECISIONS.md D-208, issue 57.9)."""
-    return paper_groups(papers, own, min_papers, link_areas=False)
+    strangers). Several people: two circles of at least min_papers papers each, or at least min_circles circles of
+    which none holds half of the papers (a common name's papers, each with other co-authors); papers without a
+    co-author are in none (DECISIONS.md D-208, issue 57.9)."""
+    written = [(names, area) for names, area in papers if any(author_key(n) not in {"", *own} for n in names)]
+    circles = paper_groups(written, own, 1, link_areas=False)
+    large = [g for g in circles if g.papers >= min_papers]
+    if len(large) >= 2:
+        return large
+    scattered = len(circles) >= min_circles and 2 * circles[0].papers < len(written)
+    return circles if scattered else []
 
 
 def several_people(groups: list[PaperGroup]) -> bool:

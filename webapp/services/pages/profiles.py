@@ -88,7 +88,7 @@ class ProfileService:
             groups = author_groups.paper_groups(sources, own, settings.groups.min_papers)
         else:
             groups = author_groups.first_name_groups(counted, sources) or author_groups.coauthor_groups(
-                sources, own, settings.groups.coauthor_min_papers)
+                sources, own, settings.groups.coauthor_min_papers, settings.groups.coauthor_circles)
         several = author_groups.several_people(groups)
         return AuthorProfile(
             name=spellings[0].name if spellings else name, key=keys[0], keys=list(keys), spellings=spellings,
