@@ -1,6 +1,7 @@
 """Markup in titles and abstracts, read once for every format (issue 44.3): TeX math (tex.py's spans), and outside
-math the TeX text commands authors write (\\emph, \\textit, \\textbf, \\texttt, \\textsc …, \\url, \\cite) and
-Markdown **bold** / *italic*.
+math the TeX text commands authors write (\\emph, \\textit, \\textbf, \\texttt, \\textsc …, \\url, \\cite), the
+declarations of a group ({\\bf …}, {\\em …}, {\\color{blue} …}; \\textcolor{blue}{…}: colour is dropped, an address in
+it stays a link) and Markdown **bold** / *italic*.
 
 `pieces` cuts a field into what it says; the webapp renders them (pages: webapp/services/results/math_html.py, sanitised
 as its MathML is; BibTeX: kept as TeX, webapp/serializers/bibtex.py) and `to_text` gives the readable text that
@@ -23,11 +24,22 @@ _COMMANDS: dict[str, Kind] = {
     "textsc": "plain", "textrm": "plain", "textsf": "plain", "textup": "plain", "textnormal": "plain",
     "underline": "plain",
 }
-# The TeX a Markdown mark is in BibTeX.
-MARKDOWN_TEX = {"strong": "\\textbf", "em": "\\emph"}
+# TeX's declarations inside a group (`{\\bf fast}`, `{\\color{blue} https://…}`) and \\textcolor{…}{…}: what their text
+# is on a page (issue 57.10: a coloured link showed as raw TeX).
+_SWITCHES: dict[str, Kind] = {
+    "bf": "strong", "bfseries": "strong", "it": "em", "em": "em", "sl": "em", "itshape": "em", "tt": "code",
+    "ttfamily": "code", "sc": "plain", "rm": "plain", "sf": "plain", "scshape": "plain", "color": "plain",
+}
+_COLOR = r"\{[A-Za-z]{1,30}\}"
+# The TeX a Markdown mark or a declaration is in BibTeX ("" for a plain group: braces only).
+MARKDOWN_TEX = {"strong": "\\textbf", "em": "\\emph", "code": "\\texttt", "plain": ""}
+_URL = re.compile(r"https?://[^\s{}]{1,2000}")
 _MARKUP = re.compile(
     rf"\\(?P<cmd>{'|'.join(_COMMANDS)})\{{(?P<arg>[^{{}}$]{{1,{MAX_ARGUMENT}}})\}}"
     r"|\\url\{(?P<url>[^{}\s]{1,2000})\}"
+    rf"|\{{\\(?P<switch>{'|'.join(_SWITCHES)})(?:(?<=color){_COLOR})?(?![A-Za-z])\s*"
+    rf"(?P<grouped>[^{{}}$\\\s](?:[^{{}}$\\]{{0,{MAX_ARGUMENT}}}?[^{{}}$\\\s])?)\s*\}}"
+    rf"|\\textcolor{_COLOR}\{{(?P<colored>[^{{}}$\\]{{1,{MAX_ARGUMENT}}})\}}"
     r"|\\(?:cite|citep|citet|citealp|citeauthor|citeyear)\{(?P<cite>[^{}]{1,300})\}"
     rf"|\*\*(?P<bold>[^\s*](?:[^*]{{0,{MAX_ARGUMENT}}}?[^\s*])?)\*\*"
     rf"|(?<![\w*\\])\*(?P<italic>[^\s*](?:[^*]{{0,{MAX_ARGUMENT}}}?[^\s*])?)\*(?![\w*])"
@@ -57,11 +69,14 @@ def _outside_math(text: str, at: int) -> list[Piece]:
     for m in _MARKUP.finditer(text):
         if m.start() > last:
             out.append(Piece("text", at + last, at + m.start(), text[last:m.start()]))
-        name = next(g for g in ("arg", "url", "cite", "bold", "italic") if m.group(g) is not None)
+        name = next(g for g in ("arg", "url", "cite", "bold", "italic", "grouped", "colored") if m.group(g) is not None)
         kind: Kind = {"arg": _COMMANDS.get(m.group("cmd") or "", "plain"), "url": "url", "cite": "cite",
-                      "bold": "strong", "italic": "em"}[name]  # type: ignore[assignment]
-        markdown = name in ("bold", "italic")
-        command = MARKDOWN_TEX[kind] if markdown else m.group()[:m.group().index("{")]
+                      "bold": "strong", "italic": "em", "grouped": _SWITCHES.get(m.group("switch") or "", "plain"),
+                      "colored": "plain"}[name]  # type: ignore[assignment]
+        if name in ("grouped", "colored") and _URL.fullmatch(m.group(name)):
+            kind = "url"  # a coloured or styled address is still a link
+        markdown = name in ("bold", "italic", "grouped", "colored")
+        command = MARKDOWN_TEX.get(kind, "") if markdown else m.group()[:m.group().index("{")]
         out.append(Piece(kind, at + m.start(), at + m.end(), m.group(), m.group(name), m.start(name) - m.start(),
                          command))
         last = m.end()

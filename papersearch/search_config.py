@@ -197,6 +197,10 @@ class Names(Section):
 class Groups(Section):
     papers: int
     min_papers: int
+    # A Latin-script name of one first name: co-author circles of at least coauthor_min_papers papers each
+    # (papers without a co-author are in none): two of them are several people (DECISIONS.md D-208).
+    coauthor_min_papers: Annotated[int, Field(ge=2)]
+    coauthor_circles: Annotated[int, Field(ge=2)]  # or this many circles, none with half of the papers
 
 
 class TopicPage(Section):
@@ -210,6 +214,7 @@ class Profiles(Section):
     sort: str
     query_sort: str
     coauthors: int
+    spellings: Annotated[int, Field(ge=1)]  # names counted on a person's papers: every spelling of theirs is among them
     names: Names
     groups: Groups
     topic: TopicPage

@@ -77,6 +77,7 @@ CSL_DATA = {
             **{k: {"type": "string"} for k in ("title", "translated-title", "container-title", "abstract", "keyword",
                                                "language", "DOI", "URL")},
             "number": {"type": ["string", "number"]},
+            "custom": {"type": "object"},  # what has no variable of its own (schema 1.0.2)
         },
     },
 }

@@ -8,7 +8,7 @@ is plain text and must be escaped by the template as usual.
 from __future__ import annotations
 
 import math
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
@@ -105,6 +105,7 @@ class Hit(BaseModel):
     arxiv_id: str | None = None  # "2101.00001", where the record has one
     languages: list[str] = []  # what the paper is written in: "en", "zh"
     added: datetime | None = None  # when it was added to the index (kept across reindexes; papersearch/added.py)
+    published: date | None = None  # its publication date, where the source has one (arXiv: the first version's)
     score: float | None = None
     # Words of the query this paper does not contain; only ever filled when the results are a partial match.
     missing: list[str] = []
@@ -154,6 +155,10 @@ class Facet(BaseModel):
     # Papers per value over the whole span, gaps included (a facet with a "histogram": years), under the other
     # facets' filters; empty when no paper has a value.
     bars: list[Bar] = []
+    # The topic facet: how many of the `of` papers under the other filters carry a topic at all (most sources
+    # have none: issue 57.12); None for other facets.
+    covered: int | None = None
+    of: int | None = None
 
 
 class Suggestion(BaseModel):
@@ -287,6 +292,8 @@ class TopicProfile(BaseModel):
     newest: list[Hit]
     facets: list[Facet]  # years (bars), venues, subareas
     facets_are_estimates: bool = False
+    tagged: int | None = None  # papers of the index that carry any topic, of `indexed` (issue 57.12)
+    indexed: int | None = None
     authors: list[NameCount]
     concepts: list[ConceptCount]  # the glossary concepts most particular to the topic's papers
 

@@ -14,6 +14,8 @@ Paper fields (this is also the JSON Lines input schema, one object per line; unk
     abstract        string, may be "" (≤ 20000 characters)
     abstract_zh     string, Chinese abstract, may be "" (≤ 20000)
     year            integer or null, 1800 ≤ year ≤ next year
+    published       string or null: the publication date, "YYYY-MM-DD" (or a timestamp, whose date is kept);
+                    arXiv's first version's date (readers/arxiv.py). Sorts the newest among papers added together.
     venue           string, may be ""
     url             http(s) URL or null
     pdf_url         http(s) URL or null
@@ -124,6 +126,20 @@ def _check_year(value: int | None) -> int | None:
     return value
 
 
+def _check_published(value: Any) -> str | None:
+    """A publication date as "YYYY-MM-DD" (a date, or the date of a timestamp: "2007-04-02T19:18:42Z"), within
+    the years a paper may have."""
+    value = t.normalize_text(str(value)) if value is not None else ""
+    if not value:
+        return None
+    try:
+        day = dt.date.fromisoformat(value[:10])
+    except ValueError:
+        raise PydanticCustomError("bad_date", "not a date (YYYY-MM-DD)") from None
+    _check_year(day.year)
+    return day.isoformat()
+
+
 # A DOI: "10." registrant "/" suffix (the DOI Handbook's syntax); written also as a doi.org URL or "doi:…".
 DOI = re.compile(r"10\.\d{4,9}(?:\.\d+)*/\S+")
 _DOI_PREFIX = re.compile(r"(?i)^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)")
@@ -204,6 +220,7 @@ Year = Annotated[int | None, BeforeValidator(_empty_to_none), AfterValidator(_ch
 Keywords = Annotated[list[str], BeforeValidator(_split_keywords), AfterValidator(_check_keywords)]
 Authors = Annotated[list[str], BeforeValidator(_split_author_line), AfterValidator(_check_authors)]
 Id = Annotated[str, BeforeValidator(_none_to_empty), AfterValidator(_check_id)]
+Published = Annotated[str | None, BeforeValidator(_check_published)]
 Doi = Annotated[str | None, AfterValidator(_identifier(DOI, _DOI_PREFIX, "bad_doi", "a DOI (10.NNNN/suffix)"))]
 ArxivId = Annotated[str | None, AfterValidator(_identifier(ARXIV_ID, _ARXIV_PREFIX, "bad_arxiv_id",
                                                            "an arXiv identifier (2101.00001, math/0501001)"))]
@@ -224,6 +241,7 @@ class Paper(BaseModel):
     abstract: Abstract = ""
     abstract_zh: Abstract = ""
     year: Year = None
+    published: Published = None
     venue: Short = ""
     url: Url = None
     pdf_url: Url = None

@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, quote, unquote, urlsplit
 import pytest
 from consumers import valid_atom, xsd
 from lxml import etree, html
+from webapp_support import page
 
 from webapp import create_app
 from webapp.domain import SearchParams
@@ -23,12 +24,6 @@ LLM = "/topic/deep-learning/large-language-models"
 @pytest.fixture(scope="module")
 def app(cluster, profile_alias):  # the integration conftest's `client` serves this app
     return create_app(cluster.settings(profile_alias), rate_limit="off")
-
-
-def page(client, path: str):
-    r = client.get(path)
-    assert r.status_code == 200, (path, r.status_code)
-    return html.fromstring(r.get_data(as_text=True))
 
 
 def bars(doc) -> dict[str, tuple[str, dict]]:

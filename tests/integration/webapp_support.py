@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from lxml import html as lxml_html
 from support import ROOT
 
 from webapp.services.query.parser import parse_query
@@ -55,3 +56,10 @@ def costly_query(clauses: int = 32) -> str:
             break
         names.append(name)
     return " ".join(names)
+
+
+def page(client, path: str):
+    """A page that answers 200, parsed."""
+    r = client.get(path)
+    assert r.status_code == 200, (path, r.status_code)
+    return lxml_html.fromstring(r.get_data(as_text=True))

@@ -58,7 +58,9 @@ def test_aggregations_as_before():
     aggs = fq.aggregations(CONFIG, fq.facet_filters(PARAMS, CONFIG))
     assert aggs["topic"] == {"filter": {"bool": {"filter": [VENUE_F, YEAR_F]}}, "aggs": {"values": {
         "terms": {"field": "topic_area", "size": 50},
-        "aggs": {"children": {"terms": {"field": "topic_path", "size": 200}}}}}}
+        "aggs": {"children": {"terms": {"field": "topic_path", "size": 200}}}},
+        # the papers without any topic: what the facet covers (issue 57.12)
+        "untagged": {"filter": {"bool": {"must_not": [{"exists": {"field": "topic_area"}}]}}}}}
     assert aggs["venue"] == {"filter": {"bool": {"filter": [TOPIC_F, YEAR_F]}},
                              "aggs": {"values": {"terms": {"field": "venue", "size": 30, "exclude": [""]}}}}
     assert aggs["year"] == {"filter": {"bool": {"filter": [TOPIC_F, VENUE_F]}}, "aggs": {
@@ -80,7 +82,8 @@ def test_known_values_as_before():
 def test_buckets_read_as_before():
     topic, venue, year, kind, language = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
     assert kind.values == language.values == []  # the answer has no buckets for them
-    assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "values": [
+    assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "covered": None,
+                                  "of": None, "values": [
         {"value": "Deep Learning", "label": "Deep Learning", "label_zh": "深度学习", "count": 5, "selected": True,
          "children": [{"value": "Deep Learning > Theory", "label": "Theory", "label_zh": "理论", "count": 3,
                        "selected": True, "children": []}]},

@@ -423,3 +423,14 @@ def test_a_source_is_sniffed_from_its_head_and_read_once(tmp_path: Path, monkeyp
     assert counter["opens"] == 2  # the sniff and the one read for data
     assert counter["bytes"] - sniffed == path.stat().st_size  # the data read once, no re-probing
     assert sum(len(c) for c in chunks[:-1]) == 2000
+
+
+def test_arxiv_publication_date_is_the_first_versions() -> None:
+    """Issue 57.13: when arXiv first made the paper available; update_date (a later version's) is not one."""
+    from indexer.loading.readers.arxiv import published_of
+
+    first = {"versions": [{"created": "Mon, 2 Apr 2007 19:18:42 GMT"}, {"created": "Tue, 24 Jul 2007 20:10:27 GMT"}],
+             "update_date": "2008-11-13"}
+    assert published_of(first) == "2007-04-02"
+    assert published_of({"versions": [{"created": "someday"}], "update_date": "2008-11-13"}) is None
+    assert published_of({"update_date": "2008-11-13"}) is None

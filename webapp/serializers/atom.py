@@ -1,5 +1,7 @@
 """A search as an Atom feed (RFC 4287): one entry per paper with its title, authors, abstract as the summary,
-a link to its page on this site, and the date it was added to the index as `published` and `updated`. Texts
+a link to its page on this site, its publication date as `published` (where the source has one, else the date it
+was added) and the date it was added to the index as `updated`; entries come newest added first, papers added
+together newest published first (config/index.json sorts, DECISIONS.md D-207). Texts
 are plain (`type="text"`), TeX formulas as readable Unicode; an untitled paper's entry title (Atom requires
 one) says that it is untitled before the abstract's start, so no reader takes it for the paper's title.
 
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, time
 from xml.etree import ElementTree as ET
 
 from papersearch import added
@@ -54,7 +56,9 @@ def _entry(feed: ET.Element, paper: Hit, paper_url: str, untitled: str) -> None:
     heading = readable(paper.heading)
     _text(entry, "title", untitled.format(start=heading) if paper.untitled else heading)
     date = added.stamp(paper.added or UNKNOWN_DATE)
-    _el(entry, "published", date)
+    # published: when the paper first appeared, where the source says (issue 57.13); else when it was added here
+    first = datetime.combine(paper.published, time(), UTC) if paper.published else None
+    _el(entry, "published", added.stamp(first) if first else date)
     _el(entry, "updated", date)
     for name in paper.authors:
         _el(_el(entry, "author"), "name", name)

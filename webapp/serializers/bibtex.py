@@ -1,5 +1,6 @@
 """A paper as a BibTeX entry: @inproceedings for a conference paper, @article for a journal article, else
-@misc (a preprint's or an untyped record's venue as howpublished).
+@misc (a preprint's or an untyped record's venue as howpublished; any record without a venue, whose required
+journal or booktitle it could not fill).
 
 Values keep their UTF-8 text (Chinese included); the characters LaTeX treats as commands are escaped (braces as
 \\textbraceleft{}/\\textbraceright{}, so the only braces in a field are groups BibTeX counts as TeX does), so a
@@ -118,7 +119,8 @@ def authors(paper: Hit) -> str:
 
 def to_bibtex(paper: Hit, key: str | None = None) -> str:
     """One entry; `key` instead of the paper's own citation key (a list's distinct keys: distinct_key)."""
-    kind, venue_field = _KINDS.get(paper.record_type or "", _OTHER)
+    # @article needs its journal and @inproceedings its booktitle: without a venue the entry is @misc (issue 57.11)
+    kind, venue_field = _KINDS.get(paper.record_type or "", _OTHER) if paper.venue else _OTHER
     fields = [
         ("author", authors(paper)),
         ("title", title(cited_title(paper))),

@@ -26,6 +26,10 @@ _KEY_STOPWORDS = frozenset((
 ))
 _ASCII_WORD = re.compile(r"[A-Za-z0-9]+")
 _KEY_SAFE = re.compile(r"[^A-Za-z0-9_:-]+")
+# TeX commands that only style their argument (fonts, colours, sizes): not words of a citation key.
+_TEX_STYLE = re.compile(
+    r"\\(?:(?:text)?color\{[^{}]*\}|(?:math|text)[a-z]*|boldsymbol|bm|operatorname\*?|emph|left|right"
+    r"|[a-z]*style|[Bb]ig+[lr]?)(?![A-Za-z])")
 CJK_KEY_CHARS = 2  # a Chinese title word in the key: the pinyin of its first two characters
 # The words Chinese titles open with that say nothing of the paper ("基于…的" based on, "一种" a kind of, "关于"
 # about, "浅谈" on …), as _KEY_STOPWORDS for English: the key takes the word after them ("基于深度学习的…" → shendu).
@@ -90,9 +94,11 @@ def title_word(title: str) -> str:
 
 def citation_key(paper: Hit) -> str:
     """surname + year + first significant title word, in ASCII: "hauberg2024riemannian"; the paper id
-    (made safe) when the paper has neither an author nor a title word to build one from."""
+    (made safe) when the paper has neither an author nor a title word to build one from. Words are read from
+    title without TeX's style commands (their argument stays): "$\\mathscr{N}$-WL" → "nwl", not "mathscrnwl"
+    (issue 57.11); a symbol's name stays a word ("$\\alpha$TC-VAE" → "alphatcvae", readable where "a" is not)."""
     author = "".join(_ascii_words(surname(paper.authors[0]))) if paper.authors else ""
-    word = title_word(cited_title(paper))
+    word = title_word(_TEX_STYLE.sub("", cited_title(paper)))
     if not (author or word):
         return _KEY_SAFE.sub("-", paper.id).strip("-") or "paper"
     return f"{author}{paper.year or ''}{word}".casefold()

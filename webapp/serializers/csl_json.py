@@ -20,6 +20,7 @@ EXTENSION = "json"
 TYPES = {"conference-paper": "paper-conference", "journal-article": "article-journal", "preprint": "article"}
 GENERIC = "document"
 KEYWORD_SEPARATOR = ", "  # CSL's `keyword` is one string
+ET_AL = "authors-et-al"  # the `custom` key saying the author list is incomplete (DECISIONS.md D-206)
 _TEXT = {"type": "string"}
 # What the API document says of a CSL-JSON answer (webapp/openapi.py): the schema's items, with the variables
 # written here.
@@ -31,7 +32,8 @@ SCHEMA: dict[str, Any] = {"type": "array", "items": {
         "issued": {"type": "object", "properties": {"date-parts": {
             "type": "array", "items": {"type": "array", "items": {"type": "integer"}}}}},
         **{k: _TEXT for k in ("title", "translated-title", "container-title", "abstract", "keyword", "language",
-                              "DOI", "number", "URL")}}}}
+                              "DOI", "number", "URL")},
+        "custom": {"type": "object", "properties": {ET_AL: {"type": "boolean"}}}}}}
 
 
 def name(written: str) -> dict[str, str]:
@@ -58,7 +60,11 @@ def item(paper: Hit, key: str | None = None) -> dict[str, Any]:
         out["translated-title"] = paper.title_zh
     if authors := [name(a) for a in paper.authors if a.strip()]:
         out["author"] = authors
-    if paper.year:
+    if paper.authors_et_al:  # CSL names have no "et al." marker; `custom` holds what has no variable (D-206)
+        out["custom"] = {ET_AL: True}
+    if paper.published:  # the day, where the source has it (issue 57.13)
+        out["issued"] = {"date-parts": [[paper.published.year, paper.published.month, paper.published.day]]}
+    elif paper.year:
         out["issued"] = {"date-parts": [[paper.year]]}
     if paper.venue:
         out["container-title"] = paper.venue

@@ -23,6 +23,8 @@ EXTENSION = "ris"
 EOL = "\r\n"
 TYPES = {"conference-paper": "CPAPER", "journal-article": "JOUR", "preprint": "UNPB"}  # by record type
 GENERIC = "GEN"
+# An incomplete author list (BibTeX's "and others"): RIS has no tag for it, so a note says it (DECISIONS.md D-206).
+ET_AL_NOTE = "The author list is incomplete (et al.)."
 
 
 def to_ris(paper: Hit, key: str | None = None) -> str:
@@ -33,10 +35,15 @@ def to_ris(paper: Hit, key: str | None = None) -> str:
     if paper.title and paper.title_zh:
         tags.append(("TT", paper.title_zh))  # translated title
     tags += [("AU", family_first(a)) for a in paper.authors if a.strip()]
+    if paper.authors_et_al:  # no RIS tag says "et al."; an author named "others" would be imported as a person
+        tags.append(("N1", ET_AL_NOTE))
     tags += [("T2", paper.venue or "")]
     if kind == "JOUR":
         tags.append(("JO", paper.venue or ""))
-    tags += [("PY", str(paper.year or "")), ("AB", readable(cited_abstract(paper)))]
+    tags += [("PY", str(paper.year or ""))]
+    if paper.published:
+        tags.append(("DA", paper.published.strftime("%Y/%m/%d/")))  # RIS's date form
+    tags += [("AB", readable(cited_abstract(paper)))]
     tags += [("KW", k) for k in subject_terms(paper)]
     tags += [("UR", paper.url or ""), ("L1", paper.pdf_url or ""), ("DO", paper.doi or "")]
     lines = [f"{tag}  - {normalize_text(value)}" for tag, value in tags if value and value.strip()]

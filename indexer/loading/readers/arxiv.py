@@ -3,8 +3,9 @@
 Used keys: id, title, authors ("A, B and C") or authors_parsed ([[last, first, suffix], …]), abstract,
 categories ("cs.LG stat.ML"), versions ([{"created": "Mon, 2 Apr 2007 …"}]), update_date, journal-ref, doi.
 Mapping: id → "arxiv-<id>" ("/" of old-style ids becomes "_"), year from the id (YYMM…), else the first
-version, else update_date; url/pdf_url on arxiv.org; venue = journal-ref or "arXiv"; topic from the
-first category the taxonomy maps; arxiv_id the id, doi the first well-formed DOI of `doi` (it may list several).
+version, else update_date; published: the first version's date (when arXiv first made it available);
+url/pdf_url on arxiv.org; venue = journal-ref or "arXiv"; topic from the first category the taxonomy maps;
+arxiv_id the id, doi the first well-formed DOI of `doi` (it may list several).
 The category list is not part of Paper and is dropped.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from email.utils import parsedate_to_datetime
 from typing import IO, Any
 
 from indexer.loading.authors import split_et_al
@@ -63,6 +65,7 @@ def to_paper_record(obj: dict[str, Any], taxonomy: Taxonomy) -> dict[str, Any]:
         "authors": authors,
         "authors_et_al": et_al,
         "year": year_of(arxiv_id, obj),
+        "published": published_of(obj),
         "venue": journal_ref or "arXiv",
         # without a journal reference an arXiv paper is a preprint; with one, config/record_types.json decides
         "record_type": None if journal_ref else "preprint",
@@ -117,3 +120,15 @@ def year_of(arxiv_id: str, obj: dict[str, Any]) -> int | None:
             return int(found.group(1))
     found = _YEAR.search(str(obj.get("update_date") or ""))
     return int(found.group(1)) if found else None
+
+
+def published_of(obj: dict[str, Any]) -> str | None:
+    """The first version's date ("Mon, 2 Apr 2007 19:18:42 GMT" → "2007-04-02"): when arXiv first made the paper
+    available. None when it does not read as a date (update_date is a later version's, not a publication date)."""
+    versions = obj.get("versions")
+    if isinstance(versions, list) and versions and isinstance(versions[0], dict):
+        try:
+            return parsedate_to_datetime(str(versions[0].get("created", ""))).date().isoformat()
+        except (TypeError, ValueError, IndexError):
+            return None
+    return None

@@ -27,6 +27,14 @@ Selection = tuple[str, str, tuple[str, ...]]  # (URL parameter, value, the value
 Bound = tuple[str, str, int]  # ("from" or "to", URL parameter, value)
 
 
+UNTAGGED = "untagged"  # the hierarchy facet's count of papers without a value (issue 57.12)
+
+
+def untagged(field: str) -> Query:
+    """The papers without a value of the field (a filter aggregation: random_sampler samples no `missing`)."""
+    return {"filter": {"bool": {"must_not": [{"exists": {"field": field}}]}}}
+
+
 def except_own(filters: dict[str, Query], name: str) -> Query:
     """Every active filter but the facet's own (it is counted under the others only)."""
     others = [f for n, f in filters.items() if n != name]
@@ -83,7 +91,7 @@ class HierarchyFacet(HierarchyFacetConfig):
             "aggs": {"values": {
                 "terms": {"field": area_level.field, "size": area_level.size},
                 "aggs": {"children": {"terms": {"field": sub_level.field, "size": sub_level.size}}},
-            }},
+            }, UNTAGGED: untagged(area_level.field)},
         }
 
     def known_values(self, params: SearchParams) -> Known:
@@ -92,8 +100,13 @@ class HierarchyFacet(HierarchyFacetConfig):
                                                                      params.subareas)]
 
     def read(self, aggs: dict[str, Any], params: SearchParams, taxonomy: Labels) -> Facet:
-        buckets = aggs.get(self.name, {}).get("values", {}).get("buckets", [])
-        return self.values(buckets, params, taxonomy, _both(known(aggs, self.param), known(aggs, self.child_param)))
+        agg = aggs.get(self.name, {})
+        facet = self.values(agg.get("values", {}).get("buckets", []), params, taxonomy,
+                            _both(known(aggs, self.param), known(aggs, self.child_param)))
+        if UNTAGGED in agg:  # what the facet covers: papers with any topic, of those under the other filters
+            of = agg.get("doc_count", 0)
+            facet = facet.model_copy(update={"covered": of - agg[UNTAGGED].get("doc_count", 0), "of": of})
+        return facet
 
     def values(self, buckets: list[dict], params: SearchParams, taxonomy: Labels,
                exists: set[str] | None = None) -> Facet:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from papersearch import markup
+from papersearch.author_keys import author_key, initials_only, person_key, same_person, split_key
 from papersearch.index_definition import concepts_config
 from papersearch.suggest_inputs import author_inputs
 from papersearch.text import math_spellings
@@ -49,18 +50,41 @@ def _author(matched: str, authors: list[str]) -> str | None:
     return next((name for name in authors if matched in author_inputs(name)), None)
 
 
+def _person(name: str) -> str:
+    """An author's person key (Schölkopf, Scholkopf and Schoelkopf are one: papersearch/author_keys.person_key)."""
+    return person_key(author_key(name)) or name.casefold()
+
+
+def _offered(key: str, people: list[str]) -> bool:
+    """Whether a person already offered is this one: the same person key, or names that agree with a given name
+    written out in both ("Geoffrey Hinton" and "Geoffrey E Hinton"; "G. Hinton" may be Geoffrey or George, so it
+    is offered on its own). Issue 57.9."""
+    if key in people:
+        return True
+    written = not initials_only(split_key(key)[0])
+    return written and any(not initials_only(split_key(p)[0]) and same_person(key, p) for p in people)
+
+
 def suggestions(response: dict[str, Any]) -> list[Suggestion]:
-    """The suggester's options as suggestions (titles with their paper), each name or title once."""
+    """The suggester's options as suggestions (titles with their paper), each title once and each person once (by
+    the first spelling offered)."""
     out: list[Suggestion] = []
-    seen: set[tuple[str, str]] = set()
+    seen: set[str] = set()
+    people: list[str] = []
     for entry in (e for entries in response.get("suggest", {}).values() for e in entries):
         for option in entry.get("options", []):
             matched = option["text"]
             author = _author(matched, option.get("_source", {}).get("authors") or [])
-            kind, text = ("author", author) if author else ("title", markup.to_text(matched))  # formulas readable
-            key = (kind, text.casefold())
-            if key in seen:
+            if author:
+                key = _person(author)
+                if _offered(key, people):
+                    continue
+                people.append(key)
+                out.append(Suggestion(text=author, kind="author"))
                 continue
-            seen.add(key)
-            out.append(Suggestion(text=text, kind=kind, id=option.get("_id") if kind == "title" else None))
+            text = markup.to_text(matched)  # formulas readable
+            if text.casefold() in seen:
+                continue
+            seen.add(text.casefold())
+            out.append(Suggestion(text=text, kind="title", id=option.get("_id")))
     return out

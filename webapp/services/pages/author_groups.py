@@ -4,8 +4,10 @@ names (the page of "G. Hinton" takes Geoffrey's and George's papers): one group 
 paper of its spellings (first_name_groups). A CJK name has no first name to tell by: its papers fall apart into
 groups that share no co-author and no topic area (two papers are together when they have a co-author or the
 area in common, and so is everything linked to them); two or more groups of at least `min_papers` papers each:
-several people (paper_groups). The page says so and shows the groups; it never splits the name's papers
-(DECISIONS.md D-134).
+several people (paper_groups). A Latin-script name whose spellings have one first name falls apart the same way,
+by co-authors alone: two circles of at least `coauthor_min_papers` papers, or `coauthor_circles` circles none with
+half of the papers (coauthor_groups: "Wei Wang" is many people with one first name; DECISIONS.md D-208). The
+page says so and shows the groups; it never splits the name's papers (DECISIONS.md D-134).
 """
 
 from __future__ import annotations
@@ -20,9 +22,9 @@ GROUP_COAUTHORS = 5  # co-authors shown per group
 
 
 def paper_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: str | frozenset[str],
-                 min_papers: int) -> list[PaperGroup]:
+                 min_papers: int, link_areas: bool = True) -> list[PaperGroup]:
     """The groups of at least min_papers papers, largest first, from each paper's (authors, topic area); `own`
-    is the name's key (left out of the co-authors)."""
+    is the name's key (left out of the co-authors). Without `link_areas` only a co-author links papers."""
     own_keys = {own} if isinstance(own, str) else set(own)
     parent = list(range(len(papers)))
 
@@ -35,7 +37,7 @@ def paper_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: str | 
     first: dict[tuple[str, str], int] = {}  # ("author" | "area", key) -> the first paper that has it
     for i, (names, area) in enumerate(papers):
         links = [("author", k) for k in map(author_key, names) if k and k not in own_keys]
-        links += [("area", area)] if area else []
+        links += [("area", area)] if area and link_areas else []
         for link in links:
             j = first.setdefault(link, i)
             parent[root(i)] = root(j)
@@ -53,6 +55,22 @@ def paper_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: str | 
         out.append(PaperGroup(papers=len(indices), areas=[a for a, _ in areas.most_common()],
                               coauthors=[n for n, _ in spelled.most_common(GROUP_COAUTHORS)]))
     return out
+
+
+def coauthor_groups(papers: Sequence[tuple[Sequence[str], str | None]], own: frozenset[str],
+                    min_papers: int, min_circles: int) -> list[PaperGroup]:
+    """A Latin-script name of one first name ("Wei Wang"): its papers' co-author circles, papers linked by a
+    shared co-author only (one person's papers across topics share their collaborators; a topic area is shared by
+    strangers). Several people: two circles of at least min_papers papers each, or at least min_circles circles of
+    which none holds half of the papers (a common name's papers, each with other co-authors); papers without a
+    co-author are in none (DECISIONS.md D-208, issue 57.9)."""
+    written = [(names, area) for names, area in papers if any(author_key(n) not in {"", *own} for n in names)]
+    circles = paper_groups(written, own, 1, link_areas=False)
+    large = [g for g in circles if g.papers >= min_papers]
+    if len(large) >= 2:
+        return large
+    scattered = len(circles) >= min_circles and 2 * circles[0].papers < len(written)
+    return circles if scattered else []
 
 
 def several_people(groups: list[PaperGroup]) -> bool:

@@ -22,13 +22,14 @@ from webapp.domain import SearchParams
 from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
 from webapp.services.es_syntax import Query, bool_query, filtered
+from webapp.services.facets.kinds import UNTAGGED, untagged
 from webapp.services.plan.requests import Page
 from webapp.services.search_settings import WebSearchConfig
 
 NAMES = "authors.as_written"  # the names exactly as the papers write them
 CONCEPTS = "concepts"
 ADDED = "added"
-SPELLINGS = 8  # a name's own spellings counted among the names beside its co-authors (they come first)
+COVERAGE = "coverage"  # a topic page's count of the index's papers and of those without a topic
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ def _author_profile(request: AuthorProfile, config: WebSearchConfig) -> Query:
         "sort": config.sorts[settings.sort],
         "track_total_hits": True,
         "_source": ["authors", area_field],
-        "aggs": {"names": {"terms": {"field": NAMES, "size": settings.coauthors + SPELLINGS}}},
+        "aggs": {"names": {"terms": {"field": NAMES, "size": settings.coauthors + settings.spellings}}},
     }
 
 
@@ -152,8 +153,9 @@ def _topic_papers(request: TopicPapers, config: WebSearchConfig) -> Query:
         "track_total_hits": True,  # one term filter: Elasticsearch counts it from the index's statistics
         "_source": _source(config),
     }
-    if request.facets:
-        out["aggs"] = _topic_aggregations(config)
+    # what topics cover: the index's papers and those without any topic (issue 57.12)
+    out["aggs"] = {**(_topic_aggregations(config) if request.facets else {}),
+                   COVERAGE: {"global": {}, "aggs": {UNTAGGED: untagged(config.topic.levels[0].field)}}}
     return out
 
 

@@ -23,6 +23,7 @@ from webapp.domain import (
     TopicProfile,
 )
 from webapp.services.bodies import render
+from webapp.services.facets.kinds import UNTAGGED
 from webapp.services.pages import author_groups
 from webapp.services.pages import profile_queries as pq
 from webapp.services.query import author_names
@@ -86,7 +87,8 @@ class ProfileService:
         if has_cjk(person.key):
             groups = author_groups.paper_groups(sources, own, settings.groups.min_papers)
         else:
-            groups = author_groups.first_name_groups(counted, sources)
+            groups = author_groups.first_name_groups(counted, sources) or author_groups.coauthor_groups(
+                sources, own, settings.groups.coauthor_min_papers, settings.groups.coauthor_circles)
         several = author_groups.several_people(groups)
         return AuthorProfile(
             name=spellings[0].name if spellings else name, key=keys[0], keys=list(keys), spellings=spellings,
@@ -140,11 +142,15 @@ class ProfileService:
                     for b in aggs.get(pq.CONCEPTS, {}).get("buckets", []) if (c := glossary.get(str(b["key"])))]
         names = [(str(b["key"]), b["doc_count"]) for b in aggs.get("names", {}).get("buckets", [])]
         area_zh = self.labels.label_zh(topic.area) or topic.area
+        coverage = answer.get("aggregations", {}).get(pq.COVERAGE, {})
+        indexed = coverage.get("doc_count")
+        tagged = indexed - coverage.get(UNTAGGED, {}).get("doc_count", 0) if indexed is not None else None
         return TopicProfile(
             area=topic.area, subarea=topic.subarea, path=topic.path, area_zh=area_zh,
             label_zh=self.labels.label_zh(topic.area, topic.subarea) or topic.subarea or area_zh,
             papers=total["value"], newest=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
             facets=facets(aggs, SearchParams(), self.config, self.labels), facets_are_estimates=probability < 1,
+            tagged=tagged, indexed=indexed,
             authors=by_person(names)[:self.config.profiles.topic.authors], concepts=concepts)
 
     def topics_with_papers(self) -> list[tuple[Topic, str | None]]:

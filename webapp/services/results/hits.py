@@ -111,6 +111,7 @@ def to_hit(raw: dict[str, Any], taxonomy: Labels, *, full_abstract: bool = False
         arxiv_id=source.get("arxiv_id"),
         languages=source.get("languages") or [],
         added=source.get("added"),
+        published=source.get("published"),
         score=raw.get("_score"),
     )
 

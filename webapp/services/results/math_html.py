@@ -20,7 +20,7 @@ from latex2mathml.converter import convert
 from markupsafe import escape
 
 from papersearch import markup, tex
-from webapp.services.results import mathml_attributes
+from webapp.services.results import math_letters, mathml_attributes
 
 MATHML_NS = "http://www.w3.org/1998/Math/MathML"
 _ELEMENTS = frozenset((
@@ -28,6 +28,7 @@ _ELEMENTS = frozenset((
     "mroot", "mover", "munder", "munderover", "mstyle", "mtable", "mtr", "mtd", "menclose", "mpadded",
     "mphantom", "merror", "semantics", "annotation", "mmultiscripts", "mprescripts", "none",
 ))
+_TOKENS = frozenset(("mi", "mn", "mtext"))  # elements whose text a mathvariant styles
 _LONE_AMPERSAND = re.compile(r"&(?!#x?[0-9a-fA-F]+;|[a-zA-Z]+;)")
 _MARK = re.compile(r"(</?mark>)")
 _CACHE = 4096  # distinct formulas kept per process
@@ -56,8 +57,14 @@ def _clean(element: ET.Element) -> ET.Element | None:
     name = element.tag.rsplit("}", 1)[-1]
     if name not in _ELEMENTS:
         return None
-    out = ET.Element(name, mathml_attributes.kept(element.attrib))
+    attributes = mathml_attributes.kept(element.attrib)
+    out = ET.Element(name, attributes)
     out.text = element.text
+    variant = attributes.get("mathvariant")
+    if variant and name in _TOKENS and not len(element) and (letters := math_letters.styled(element.text or "",
+                                                                                              variant)):
+        out.text = letters  # the styled letters themselves: Chromium ignores the attribute (math_letters.py)
+        del out.attrib["mathvariant"]
     for child in element:
         kept = _clean(child)
         if kept is not None:
