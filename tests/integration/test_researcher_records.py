@@ -478,7 +478,7 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
-    assert versions.schema_of(admin, old) == index_definition.schema_version() == 5
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 6
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
     assert index_definition.built_schema(mapping["_meta"]) == 1  # its older papers lack the new fields
     assert {"record_type", "subjects", "math", "author_keys"} <= set(mapping["properties"])
