@@ -131,12 +131,13 @@ def surname_pattern(key: str) -> str:
     return f"(.+ )?{escaped}( .+)?" if is_surname(key) else f"(.+ )?{escaped}"
 
 
-def word_pattern(key: str) -> str:
+def word_pattern(key: str, surname: bool = False) -> str:
     """surname_pattern on WORDS_FIELD (a Latin-script key): the same keys, filed under the surname's word, so the
     pattern starts with that word and Elasticsearch visits only the values that begin like it:
-    "bernhard scholkopf" → `scho(e)?lko(e)?pf:(.+ )?scho(e)?lko(e)?pf`, "soren" → `so(e)?ren:.*`."""
+    "bernhard scholkopf" → `scho(e)?lko(e)?pf:(.+ )?scho(e)?lko(e)?pf`, "soren" → `so(e)?ren:.*`; with `surname`,
+    a one-word key only as the surname ("hinton" → `hinton:(.+ )?hinton`: a word typed as a name, D-211)."""
     escaped = _surname_variants(key)
-    return f"{escaped}{_WORD_SEPARATOR}" + (".*" if is_surname(key) else f"(.+ )?{escaped}")
+    return f"{escaped}{_WORD_SEPARATOR}" + (".*" if is_surname(key) and not surname else f"(.+ )?{escaped}")
 
 
 def _surname_variants(key: str) -> str:

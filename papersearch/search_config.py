@@ -87,6 +87,11 @@ class CrossLingual(Section):
     tie_breaker: Number
 
 
+class TypedNames(Section):
+    introduced_boost: Number
+    surname_boost: Number
+
+
 class FieldAliases(Section):
     """The fields a field clause (title:…, author:…) searches."""
 
@@ -250,6 +255,7 @@ class SearchConfig(Section):
     word_tie_breaker: Number
     function_words: frozenset[str] = frozenset()
     other_script_weight: Number
+    typed_names: TypedNames
     topic_boost: ByLanguage
     rescore: Rescore
     typos: Typos

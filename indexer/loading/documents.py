@@ -18,6 +18,8 @@ from papersearch import concepts, record_types, tex
 from papersearch import text as t
 from papersearch.author_keys import WORDS_FIELD, author_keys, key_words
 from papersearch.index_definition import concepts_config
+from papersearch.introduces import FIELD as INTRODUCES
+from papersearch.introduces import introduced
 from papersearch.suggest_inputs import author_inputs
 from papersearch.taxonomy import Taxonomy
 
@@ -78,7 +80,8 @@ class DocumentBuilder:
         papersearch/author_keys.py; author_key_words files them under each of their words for look-ups by
         surname), record_type (the record's, else by config/record_types.json, which also moves a venue that is
         a discipline to subjects), math (the formulas of title and abstract as Unicode: papersearch/tex.py),
-        concepts (ids of the glossary concepts the paper names, config/concepts.tsv), languages ("en", "zh":
+        introduces (the names its title and abstract introduce, "LoRA": papersearch/introduces.py), concepts (ids
+        of the glossary concepts the paper names, config/concepts.tsv), languages ("en", "zh":
         which it is written in) and, last, so that the loader can replace it in place, added (the load's date).
         """
         doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
@@ -102,6 +105,7 @@ class DocumentBuilder:
             venue=kind.venue,
             subjects=list(kind.subjects),
             math=tex.formulas_text(paper.title, paper.abstract),
+            **{INTRODUCES: introduced(paper.title, paper.abstract)},
         )
         doc[self._concepts_field] = self._tag(self.tagged_texts(doc))
         doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]

@@ -467,7 +467,7 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
 
     admin = cluster.client("admin")
     body = index_definition.index_body("core")
-    for field in ("record_type", "subjects", "math", "author_keys", "author_key_words", "published"):
+    for field in ("record_type", "subjects", "math", "author_keys", "author_key_words", "published", "introduces"):
         del body["mappings"]["properties"][field]
     del body["mappings"]["properties"]["authors"]["fields"]["as_written"]
     body["mappings"]["_meta"] = {"analysis_profile": "core", "complete": True}

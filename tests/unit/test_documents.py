@@ -73,6 +73,7 @@ def test_document_has_every_field(taxonomy: Taxonomy) -> None:
         "math",
         "author_keys",
         "author_key_words",
+        "introduces",
         "added",
     }
     assert set(doc) == expected

@@ -87,7 +87,9 @@ def test_typo_tolerance_only_for_unknown_words():
 def test_strict_body_has_no_tier():
     body = bodies.search_body(parse_query("graph networks"), SearchParams(), CONFIG)
     assert render.ALL_WORDS_QUERY not in json.dumps(body)
-    assert body["query"]["bool"]["minimum_should_match"] == 2  # both words; closeness is the rescore's
+    words, introduced = body["query"]["bool"]["must"][0], body["query"]["bool"]["should"][0]
+    assert words["bool"]["minimum_should_match"] == 2  # both words; closeness is the rescore's
+    assert introduced["constant_score"]["filter"] == {"term": {"introduces": "graph networks"}}  # D-210
 
 
 def test_named_keeps_the_query():

@@ -11,11 +11,12 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 
+from papersearch import introduces
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
-from papersearch.author_keys import author_key, is_surname
+from papersearch.author_keys import WORDS_FIELD, author_key, is_surname, word_pattern
 from papersearch.text import has_cjk
 from webapp.services.es_syntax import Query, any_of, bool_query
-from webapp.services.plan.words import Typos
+from webapp.services.plan.words import Typos, typed_as_name
 from webapp.services.query.parser import LATIN_WORD, Clause
 from webapp.services.search_settings import WebSearchConfig
 
@@ -129,6 +130,29 @@ def fuzzy_clause(term: str, typos: Typos, config: WebSearchConfig) -> Query:
             "boost": settings.boost,
         }
     }
+
+
+# --- a query that is a name ----------------------------------------------------------------------------
+
+
+def introduced_lift(typed: str, config: WebSearchConfig) -> Query:
+    """The paper that introduced the name typed ("LoRA": its title starts "LoRA:", or its abstract says "we
+    propose LoRA"; papersearch/introduces.py), lifted by a constant beside its words' score: one term query on a
+    keyword field the normalizer lowercases (DECISIONS.md D-210). An index built before the field matches none."""
+    boost = config.typed_names.introduced_boost
+    return {"constant_score": {"filter": {"term": {introduces.FIELD: " ".join(typed.split())}}, "boost": boost}}
+
+
+def surname_lift(word: str, config: WebSearchConfig) -> Query | None:
+    """A word typed as a name (Hinton, Schölkopf): the papers of the authors with that surname, however its
+    umlauts are spelt (Schoelkopf), at a constant that puts them first: one regexp anchored at the surname on
+    the name keys filed under their words (DECISIONS.md D-211). None for a word not typed as a name, or one
+    that folds to several words (a hyphenated or apostrophised name is found by author:)."""
+    key = author_key(word)
+    if not typed_as_name(word) or has_cjk(word) or len(key.split()) != 1:
+        return None
+    pattern = {"regexp": {WORDS_FIELD: {"value": word_pattern(key, surname=True)}}}
+    return {"constant_score": {"filter": pattern, "boost": config.typed_names.surname_boost}}
 
 
 # --- phrases, closeness, fields, exclusions --------------------------------------------------------------

@@ -8,6 +8,7 @@ the plan or config/index.json.
 
 from __future__ import annotations
 
+from papersearch.introduces import MAX_NAME_WORDS
 from webapp.domain import SearchParams
 from webapp.services.bodies import clauses as cl
 from webapp.services.bodies import facets as fq
@@ -142,13 +143,26 @@ def scoring_query(page: Page, config: WebSearchConfig, fuzzy: bool = True, close
     must += cl.phrase_clauses(list(page.phrases), config)
     must += [cl.field_clause(c, config) for c in page.fields]
     boost = _closeness(page, config) if closeness else None
-    should = [boost] if boost else None
+    name = _typed_name(page)
+    should = [q for q in (boost, cl.introduced_lift(name, config) if name else None) if q] or None
     must_not = cl.exclusion_clauses(list(page.excluded), config) or None
     if not must:
         must = [{"match_all": {}}]
     if len(must) == 1 and not should and not must_not:
         return must[0]
     return bool_query(must=must, should=should, must_not=must_not)
+
+
+def _typed_name(page: Page) -> str | None:
+    """What was typed, when it may be a name a paper introduced: the words (or one phrase) and nothing else."""
+    if page.fields or page.excluded or (page.text and page.phrases):
+        return None
+    if page.text:  # not with OR or other spellings: a name is one way of writing
+        words = page.text.words
+        if any(w.alternatives for w in words) or len(words) > MAX_NAME_WORDS:
+            return None
+        return " ".join(w.text for w in words)
+    return page.phrases[0] if len(page.phrases) == 1 else None
 
 
 # --- highlighting ----------------------------------------------------------------------------------------

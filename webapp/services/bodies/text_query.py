@@ -55,7 +55,10 @@ def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) ->
         clause = any_of([typed, _inside_query(word, config)])
     else:
         clause = typed
-    return any_of([clause, *(cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives))])
+    lifts: list[Query | None] = [cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives)]
+    if len(text.words) == 1 and not word.alternatives:  # one word alone: perhaps an author's surname (D-211)
+        lifts.append(cl.surname_lift(word.text, config))
+    return any_of([clause, *filter(None, lifts)])
 
 
 def _inside_query(word: Word, config: WebSearchConfig) -> Query:

@@ -37,7 +37,7 @@ from webapp.services.plan.requests import (
     Spelling,
     Tier,
 )
-from webapp.services.plan.words import Concept, Fuzzy, Highlight, Text, Words
+from webapp.services.plan.words import Concept, Fuzzy, Highlight, Text, Words, typed_as_name
 from webapp.services.query.expansion import Expansion
 from webapp.services.query.parser import Clause, ParsedQuery
 from webapp.services.search_settings import WebSearchConfig
@@ -229,7 +229,7 @@ class Search:
                 good = close + [o for o in options.get(word, []) if o.freq >= settings.min_freq]
             else:  # and it keeps its first letter: a rare word some papers spell so is seldom a first-letter typo
                 good = [o for o in close if o.freq >= settings.commoner * papers and o.text[:1] == word[:1]]
-            if _name_like(typed.get(word, word)) and any(o.author for o in good):
+            if typed_as_name(typed.get(word, word)) and any(o.author for o in good):
                 good = [o for o in good if o.author]  # Hintn: Hinton, not hints
             if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
@@ -278,11 +278,6 @@ class Search:
 def _finds_any(reading: Reading) -> bool:
     """Whether a did-you-mean check found a paper (a failed one did not: a suggestion is optional)."""
     return isinstance(reading, Found) and reading.total > 0
-
-
-def _name_like(typed: str) -> bool:
-    """A word typed as a name is: a capital, then small letters (Hinton; not GAN, not bert)."""
-    return typed[:1].isupper() and typed[1:].islower()
 
 
 def _required_fields(parsed: ParsedQuery) -> tuple[Clause, ...]:

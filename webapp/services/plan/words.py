@@ -192,6 +192,11 @@ class Words:
         return tuple(words)[:settings.max_words]
 
 
+def typed_as_name(typed: str) -> bool:
+    """A word typed as a name is: a capital, then small letters (Hinton, Schölkopf; not GAN, LoRA, bert)."""
+    return typed[:1].isupper() and typed[1:].islower()
+
+
 def _other_language(words: list[str]) -> str | None:
     """The language papers cannot share these words with: zh for Latin-script words, en for Chinese."""
     scripts = {has_cjk(w) for w in words}
