@@ -27,7 +27,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
-from webapp.services.query.parser import FACET_PREFIXES_ZH, take_filters
+from webapp.services.query.parser import FACET_PREFIXES_ZH, take_filters, year_span
 from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
@@ -41,7 +41,6 @@ MAX_FILTER_LENGTH = 300
 _SEP = re.escape(PATH_SEPARATOR.strip())
 _BLANK = r"\s\x1c-\x1f\x85\ufeff"
 SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
-_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})")
 
 
 class ParamError(Exception):
@@ -199,10 +198,11 @@ class RequestArgs:
         for facet in self.config.terms_facets:
             spec, limits = facet.range, facet.integer
             for value in typed.get(facet.param, []):
-                span = _RANGE.fullmatch(value) if spec else None
-                if span and limits and all(limits.min <= int(v) <= limits.max for v in span.groups()):
-                    setattr(a, spec.from_, int(span.group(1)))
-                    setattr(a, spec.to, int(span.group(2)))
+                span = year_span(value) if spec else None  # 2019-2021, >2022, <=2020
+                if span and limits and all(limits.min <= v <= limits.max for v in span if v is not None):
+                    for param, v in zip((spec.from_, spec.to), span, strict=True):
+                        if v is not None:
+                            setattr(a, param, v)
                 elif not limits or (value.isdigit() and limits.min <= int(value) <= limits.max):
                     filters[facet.param] = _distinct(filters[facet.param] + [value])[:MAX_FILTER_VALUES]
                 else:  # year:soon is no year: the words stay words
