@@ -249,7 +249,8 @@ def test_facets_are_disjunctive():
 def test_venue_facet_and_year_range_come_from_the_config():
     params = SearchParams(filters={"venue": ["ICLR", "ICML"]}, ranges={"year_from": 2021, "year_to": 2023})
     filters = fq.facet_filters(params, CONFIG)
-    assert filters == {"venue": {"terms": {"venue": ["ICLR", "ICML"]}},
+    any_case = [{"term": {"venue": {"value": v, "case_insensitive": True}}} for v in ("ICLR", "ICML")]
+    assert filters == {"venue": {"bool": {"should": any_case, "minimum_should_match": 1}},
                        "year": {"range": {"year": {"gte": 2021, "lte": 2023}}}}
     both = fq.facet_filters(SearchParams(filters={"year": ["2020"]}, ranges={"year_from": 2019}), CONFIG)["year"]
     assert both == {"bool": {"filter": [{"terms": {"year": ["2020"]}}, {"range": {"year": {"gte": 2019}}}]}}

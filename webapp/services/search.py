@@ -39,7 +39,7 @@ from webapp.services.plan import requests as pr
 from webapp.services.query import author_names
 from webapp.services.query import expansion as xp
 from webapp.services.query.parser import ParsedQuery, parse_query
-from webapp.services.results.facets import facets
+from webapp.services.results.facets import as_indexed, facets
 from webapp.services.results.hits import missing_words, relevance_score, to_hit
 from webapp.services.search_settings import WebSearchConfig, search_config
 
@@ -104,6 +104,7 @@ class SearchService:
             outcome: plan.Outcome = done.value
         shown, answer = outcome.shown, outcome.shown.answer
         aggregations = outcome.aggregations if outcome.facets else answer.get("aggregations", {})
+        params = as_indexed(aggregations or {}, params, self.config)  # venue=iclr shown as ICLR (issue 57.7)
         window = self.config.max_result_window
         too_deep = params.too_deep_for(shown.total, window, shown.exact)
         return SearchResult(
