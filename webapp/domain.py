@@ -154,6 +154,9 @@ class Facet(BaseModel):
     # Papers per value over the whole span, gaps included (a facet with a "histogram": years), under the other
     # facets' filters; empty when no paper has a value.
     bars: list[Bar] = []
+    # The papers counted under every other facet's filter but not its own: with none on the page, those its own
+    # filter left out (an empty page names that filter, issue 57.7). None: not counted.
+    papers: int | None = None
 
 
 class Suggestion(BaseModel):

@@ -109,7 +109,9 @@ class HierarchyFacet(HierarchyFacetConfig):
 
     def read(self, aggs: dict[str, Any], params: SearchParams, taxonomy: Labels) -> Facet:
         buckets = aggs.get(self.name, {}).get("values", {}).get("buckets", [])
-        return self.values(buckets, params, taxonomy, _both(known(aggs, self.param), known(aggs, self.child_param)))
+        found = self.values(buckets, params, taxonomy, _both(known(aggs, self.param), known(aggs, self.child_param)))
+        found.papers = aggs.get(self.name, {}).get("doc_count")
+        return found
 
     def values(self, buckets: list[dict], params: SearchParams, taxonomy: Labels,
                exists: set[str] | None = None) -> Facet:
@@ -215,6 +217,7 @@ class TermsFacet(TermsFacetConfig):
                             known(aggs, self.param))
         if self.histogram:
             found.bars = bars(agg.get(HISTOGRAM, {}).get("buckets", []), self.histogram.max_bars, span)
+        found.papers = agg.get("doc_count")
         return found
 
     def span(self, stats: dict[str, Any], params: SearchParams) -> FacetRange | None:
