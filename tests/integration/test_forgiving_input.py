@@ -43,11 +43,12 @@ PAPERS = [
     _paper("fi-diffusion-2023", "Diffusion of opinions", "Social networks.", year=2023),
     _paper("fi-diffusion-image", "Diffusion for image synthesis", "Image generation.", year=2024),
     # 57.4: Chinese terms, and papers that only share single characters with the typos.
-    *[{"id": f"fi-gnn-zh-{i}", "title_zh": f"基于图神经网络的推荐方法{i}", "abstract_zh": "我们提出一种图神经网络模型。",
-       "authors": ["王芳"], "year": 2022} for i in range(3)],
+    *[{"id": f"fi-gnn-zh-{i}", "title_zh": f"基于图神经网络的推荐方法{i}",
+       "abstract_zh": "我们提出一种图神经网络模型。", "authors": ["王芳"], "year": 2022} for i in range(3)],
     *[{"id": f"fi-rl-zh-{i}", "title_zh": f"强化学习的策略优化{i}", "abstract_zh": "本文研究强化学习中的探索。",
        "authors": ["赵敏"], "year": 2021} for i in range(3)],
-    {"id": "fi-scrap-zh", "title_zh": "毒鼠强中毒的系统分析", "abstract_zh": "强稳定性与学系建设。", "authors": ["李娜"]},
+    {"id": "fi-scrap-zh", "title_zh": "毒鼠强中毒的系统分析", "abstract_zh": "强稳定性与学系建设。",
+     "authors": ["李娜"]},
 ]
 
 

@@ -80,7 +80,8 @@ def test_known_values_as_before():
 def test_buckets_read_as_before():
     topic, venue, year, kind, language = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
     assert kind.values == language.values == []  # the answer has no buckets for them
-    assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "values": [
+    assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "papers": None,
+                                  "values": [
         {"value": "Deep Learning", "label": "Deep Learning", "label_zh": "深度学习", "count": 5, "selected": True,
          "children": [{"value": "Deep Learning > Theory", "label": "Theory", "label_zh": "理论", "count": 3,
                        "selected": True, "children": []}]},
