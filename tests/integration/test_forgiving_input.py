@@ -113,3 +113,14 @@ def test_a_year_bound_is_the_year_range(client):
 def test_a_full_width_minus_excludes(service):
     found = ids(service, "diffusion －image")
     assert "fi-diffusion-image" not in found and "fi-diffusion-2023" in found
+
+
+# --- 57.5: one literal match of a typo ------------------------------------------------------------------------
+
+
+def test_one_literal_match_keeps_typo_tolerance(service):
+    result = service.search(SearchParams(q="transfomer", size=50))
+    found = [h.id for h in result.hits]
+    assert found[0] == "fi-transfomer"  # the paper with the word as typed first
+    assert len([f for f in found if f.startswith("fi-transformer-")]) == 12, found
+    assert result.did_you_mean == "transformer"

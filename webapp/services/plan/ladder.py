@@ -212,7 +212,8 @@ class Search:
     def corrections(self, counts: dict[str, int], options: dict[str, list[Option]]
                     ) -> tuple[frozenset[str], ParsedQuery | None]:
         """From the spelling check's numbers (papers with each word, counted up to spelling.rare_below; the
-        suggesters' options): the words no paper contains, and the query with every likely typo corrected. A
+        suggesters' options): the words worth typo tolerance (no paper contains them, or a correction was found),
+        and the query with every likely typo corrected. A
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
         edits in five letters, one paper); a word typed as a name to an author's name when one is among
@@ -234,7 +235,9 @@ class Search:
             if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
                 fixes[word] = max((o for o in good if o.score >= best - settings.near), key=lambda o: o.freq).text
-        unknown = frozenset(w for w, papers in counts.items() if papers == 0)
+        # Typo tolerance is for the words no paper has and for those a few papers spell so when a commoner word is
+        # the likely one (transfomer: one paper, beside transformer's many; issue 57.5).
+        unknown = frozenset(w for w, papers in counts.items() if papers == 0) | frozenset(fixes)
         return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
     @staticmethod
