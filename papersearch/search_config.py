@@ -71,6 +71,8 @@ class Relaxation(Section):
     term_minimum_should_match: str
     all_words_boost: Number
     all_words_typos_boost: Number
+    word_boost: Number
+    surface_fuzziness: str
 
 
 class CrossLingual(Section):

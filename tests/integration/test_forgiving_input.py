@@ -124,3 +124,17 @@ def test_one_literal_match_keeps_typo_tolerance(service):
     assert found[0] == "fi-transfomer"  # the paper with the word as typed first
     assert len([f for f in found if f.startswith("fi-transformer-")]) == 12, found
     assert result.did_you_mean == "transformer"
+
+
+# --- 57.6: the "most of the words" fallback -------------------------------------------------------------------
+
+
+def test_a_stemmed_variant_alone_does_not_stand_for_a_word(service):
+    found = ids(service, "diesel engine")
+    assert found[:2] and set(found[:2]) == {"fi-diesel-1", "fi-diesel-2"}
+    assert not [f for f in found if f.startswith("fi-engineering-")], found  # engineering, without diesel
+
+
+def test_relaxed_hits_with_more_of_the_words_come_first(service):
+    found = ids(service, "diffusion quantum protein folding")
+    assert found.index("fi-three-words") < found.index("fi-two-words"), found

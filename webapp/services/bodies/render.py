@@ -137,6 +137,12 @@ def scoring_query(page: Page, config: WebSearchConfig, fuzzy: bool = True, close
     closeness reward (a rescore adds it)."""
     must: list[Query] = []
     words = tc.text_query(page.text, config, fuzzy) if page.text else None
+    if words and page.all_words:
+        # The relaxed page: papers with every word (as the strict search matches them, stemmed) are in it whatever
+        # the surface forms of their words, scored as there when the relaxed words do not match; the others need
+        # most words as written (DECISIONS.md D-203).
+        tiers = [tc.text_query(t, config, fuzzy) for t in (page.all_words, page.all_words_typos) if t is not None]
+        words = {"dis_max": {"queries": [words, *(t for t in tiers if t)]}}
     if words:
         must.append(words)
     must += cl.phrase_clauses(list(page.phrases), config)
