@@ -56,6 +56,8 @@ class Spelling(Section):
     min_freq: int
     close: Number
     near: Number
+    zh_min_length: int
+    zh_candidates: int
 
 
 class WordPairs(Section):

@@ -138,3 +138,24 @@ def test_a_stemmed_variant_alone_does_not_stand_for_a_word(service):
 def test_relaxed_hits_with_more_of_the_words_come_first(service):
     found = ids(service, "diffusion quantum protein folding")
     assert found.index("fi-three-words") < found.index("fi-two-words"), found
+
+
+# --- 57.4: Chinese typos ------------------------------------------------------------------------------------
+
+
+def test_a_chinese_typo_no_paper_has_is_corrected(service):
+    result = service.search(SearchParams(q="图神精网络", size=50))
+    assert result.showing_for == "图神经网络"
+    assert sorted(h.id for h in result.hits) == [f"fi-gnn-zh-{i}" for i in range(3)]
+
+
+def test_single_character_scraps_give_way_to_the_corrected_run(service):
+    result = service.search(SearchParams(q="强化学系", size=50))
+    assert result.showing_for == "强化学习"
+    found = [h.id for h in result.hits]
+    assert sorted(found[:3]) == [f"fi-rl-zh-{i}" for i in range(3)] and "fi-scrap-zh" not in found
+
+
+def test_a_glossary_name_typed_right_is_not_corrected(service):
+    result = service.search(SearchParams(q="强化学习", size=50))
+    assert result.showing_for is None and result.did_you_mean is None

@@ -165,7 +165,7 @@ class SearchService:
             return None
         match request:
             case pr.Spelling():
-                return _spelled(self.config, request.words, answer)
+                return _spelled(self.config, request, answer)
             case pr.Facets():
                 aggregations = answer.get("aggregations", {})
                 if request.probability >= 1:
@@ -210,12 +210,22 @@ def _body(request: pr.Request, config: WebSearchConfig) -> Any:
     return render.body(request, config)
 
 
-def _spelled(config: WebSearchConfig, words: tuple[str, ...], responses: list[dict[str, Any]]) -> pr.Spelled:
-    """The spelling check's answers (the suggestions, then one count per word) read into the numbers
-    plan.corrections decides on: papers per word (a failed count: a known word), and each word's options."""
+def _spelled(config: WebSearchConfig, request: pr.Spelling, responses: list[dict[str, Any]]) -> pr.Spelled:
+    """The spelling check's answers (the suggestions, then one count per word, then per Chinese run and each of its
+    candidates) read into the numbers plan.corrections decides on: papers per word (a failed count: a known word),
+    and each word's options (a Chinese run's: the candidates some paper has, as close as a suggester's best)."""
+    words = request.words
     suggested, *checks = responses
-    counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks, strict=True) if "error" not in c}
+    counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks[:len(words)], strict=True)
+              if "error" not in c}
+    zh_checks = iter(checks[len(words):])
     options: dict[str, list[pr.Option]] = {}
+    for run, names in request.zh:
+        typed, *found = (next(zh_checks) for _ in range(len(names) + 1))
+        if "error" not in typed:
+            counts[run] = typed["hits"]["total"]["value"]
+        options[run] = [pr.Option(name, 1.0, c["hits"]["total"]["value"]) for name, c in zip(names, found, strict=True)
+                        if "error" not in c and c["hits"]["total"]["value"]]
     fields = config.spelling.fields
     authors = set(config.field_aliases.author)
     for name, entries in ([] if "error" in suggested else suggested.get("suggest", {}).items()):
