@@ -31,7 +31,10 @@ PAPERS = [
     _paper("fi-diesel-2", "Emissions of the diesel engine", "We measure a diesel engine on a test bench."),
     *[_paper(f"fi-engineering-{i}", f"Reverse-engineering deep networks {i}", "Engineering of features.")
       for i in range(4)],
-    # 57.6: three of four words, beside two of four said many times.
+    # 57.6: three of four words, beside two of four said many times, one of them rare (quantum: one paper), where
+    # protein and folding are common (by score alone the two words came first).
+    *[_paper(f"fi-folding-{i}", f"Protein folding dynamics {i}", "Protein folding and protein folding kinetics.")
+      for i in range(15)],
     _paper("fi-three-words", "Diffusion models for protein folding", "A generative approach."),
     _paper("fi-two-words", "Quantum diffusion, quantum diffusion and more quantum diffusion",
            "Quantum diffusion of quantum walks: diffusion in quantum systems."),
