@@ -56,6 +56,8 @@ class Spelling(Section):
     min_freq: int
     close: Number
     near: Number
+    zh_min_length: int
+    zh_candidates: int
 
 
 class WordPairs(Section):
@@ -71,6 +73,8 @@ class Relaxation(Section):
     term_minimum_should_match: str
     all_words_boost: Number
     all_words_typos_boost: Number
+    word_boost: Number
+    surface_fuzziness: str
 
 
 class CrossLingual(Section):

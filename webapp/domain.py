@@ -159,6 +159,9 @@ class Facet(BaseModel):
     # have none: issue 57.12); None for other facets.
     covered: int | None = None
     of: int | None = None
+    # The papers counted under every other facet's filter but not its own: with none on the page, those its own
+    # filter left out (an empty page names that filter, issue 57.7). None: not counted.
+    papers: int | None = None
 
 
 class Suggestion(BaseModel):

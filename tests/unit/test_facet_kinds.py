@@ -23,7 +23,7 @@ PARAMS = SearchParams(areas=["Deep Learning", "Theory"], subareas=["Deep Learnin
                       ranges={"year_from": 2019, "year_to": 2023})
 TOPIC_F = {"bool": {"should": [{"terms": {"topic_area": ["Theory"]}},
                                {"terms": {"topic_path": ["Deep Learning > Theory"]}}], "minimum_should_match": 1}}
-VENUE_F = {"terms": {"venue": ["NeurIPS"]}}
+VENUE_F = {"term": {"venue": {"value": "NeurIPS", "case_insensitive": True}}}  # whatever its case (issue 57.7)
 YEAR_F = {"bool": {"filter": [{"terms": {"year": ["2020", "2021"]}}, {"range": {"year": {"gte": 2019, "lte": 2023}}}]}}
 ANSWER = {
     "topic": {"values": {"buckets": [
@@ -69,21 +69,21 @@ def test_aggregations_as_before():
 
 
 def test_known_values_as_before():
-    def part(field: str, values: list[str]) -> dict:
-        return {"filter": {"terms": {field: values}}, "aggs": {"values": {"terms": {"field": field,
-                                                                                    "size": len(values)}}}}
+    def part(field: str, values: list[str], filter_: dict | None = None, size: int = 1) -> dict:
+        return {"filter": filter_ or {"terms": {field: values}},
+                "aggs": {"values": {"terms": {"field": field, "size": len(values) * size}}}}
 
     assert fq.known_aggregation(PARAMS, CONFIG) == {"known": {"global": {}, "aggs": {
         "area": part("topic_area", ["Deep Learning", "Theory"]),
         "subarea": part("topic_path", ["Deep Learning > Theory"]),
-        "venue": part("venue", ["NeurIPS"]), "year": part("year", ["2020", "2021"])}}}
+        "venue": part("venue", ["NeurIPS"], VENUE_F, 4), "year": part("year", ["2020", "2021"])}}}
 
 
 def test_buckets_read_as_before():
     topic, venue, year, kind, language = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
     assert kind.values == language.values == []  # the answer has no buckets for them
     assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "covered": None,
-                                  "of": None, "values": [
+                                  "of": None, "papers": None, "values": [
         {"value": "Deep Learning", "label": "Deep Learning", "label_zh": "深度学习", "count": 5, "selected": True,
          "children": [{"value": "Deep Learning > Theory", "label": "Theory", "label_zh": "理论", "count": 3,
                        "selected": True, "children": []}]},
@@ -112,3 +112,12 @@ def test_the_callers_do_not_test_a_facets_type():
     for path in ("webapp/services/bodies/facets.py", "webapp/services/results/facets.py", "webapp/views/facets.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert not TYPE_TEST.findall(text), path
+
+
+def test_typed_values_are_shown_as_indexed():
+    # Issue 57.7: venue=iclr matches ICLR; the page keeps the index's spelling.
+    from webapp.services.results.facets import as_indexed
+    params = SearchParams(filters={"venue": ["iclr", "nips"], "year": ["2020"]})
+    aggs = {"known": {"venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 3}]}}}}
+    assert as_indexed(aggs, params, CONFIG).filters == {"venue": ["ICLR", "nips"], "year": ["2020"]}
+    assert as_indexed({}, params, CONFIG) is params

@@ -186,3 +186,12 @@ def test_venue_and_year_typed_in_the_box_are_the_filters():
     # limit=²); other scripts' digits stay words too, as a year in the URL must be 0-9.
     for q in ("year:²", "year:٢٠٢١", "year:²-³", "year:٢٠١٩-٢٠٢١"):
         assert (ARGS.search(MultiDict([("q", q)])).q, ARGS.search(MultiDict([("q", q)])).filters) == (q, {})
+
+
+def test_a_year_bound_typed_in_the_box_is_the_range():
+    # Issue 57.8: every card said "Missing: year:>2022".
+    for typed, ranges in ((">2022", {"year_from": 2023}), (">=2022", {"year_from": 2022}),
+                          ("<2020", {"year_to": 2019}), ("<=2020", {"year_to": 2020})):
+        params = ARGS.search(MultiDict([("q", f"year:{typed} diffusion")]))
+        assert (params.q, params.ranges, params.filters) == ("diffusion", ranges, {})
+    assert ARGS.search(MultiDict([("q", "year:>99999 gan")])).q == "gan year:>99999"

@@ -6,6 +6,7 @@ from webapp.services.query.parser import (
     cut_text,
     parse_query,
     take_filters,
+    year_span,
 )
 from webapp.services.search_settings import search_config
 
@@ -154,3 +155,24 @@ def test_corrections_keep_the_casing_typed():
 
 def test_parsed_query_is_a_value():
     assert parse_query("a b") == ParsedQuery((Clause("a"), Clause("b")))
+
+
+def test_a_full_width_minus_excludes():
+    # Issue 57.8: "diffusion －image" searched －image as a word.
+    parsed = parse_query("diffusion －image －“score matching”")
+    assert parsed.terms == ["diffusion"]
+    assert excluded_terms(parsed) == ["image"]
+    assert excluded_phrases(parsed) == ["score matching"]
+
+
+def test_year_bounds_are_spans():
+    # Issue 57.8: year:>2022 was searched as words.
+    assert year_span("2019-2021") == (2019, 2021)
+    assert year_span(">2022") == (2023, None)
+    assert year_span(">=2022") == (2022, None)
+    assert year_span("＞＝2022") == (2022, None)
+    assert year_span("<2020") == (None, 2019)
+    assert year_span("<=2020") == (None, 2020)
+    assert year_span("≤2020") == (None, 2020)
+    for not_a_span in ("2021", ">", "soon", ">>2020", "=2020"):
+        assert year_span(not_a_span) is None

@@ -79,7 +79,8 @@ def test_relaxed_body_ranks_papers_with_every_word_first():
 def test_typo_tolerance_only_for_unknown_words():
     relaxed = bodies.text_query(["lookaheda", "bounded"], [], CONFIG, fuzzy=frozenset({"lookaheda"}), relaxed=True)
     first, second = relaxed["bool"]["should"]
-    assert "fuzziness" in json.dumps(first) and "fuzziness" not in json.dumps(second)
+    # each has its surface clause (issue 57.6); only the unknown word its typo fallback besides
+    assert json.dumps(first).count("fuzziness") == 2 and json.dumps(second).count("fuzziness") == 1
     s = bodies.searched(parse_query("Lookaheda bounded Q-learning GAN"))
     assert s.words.typo_words(frozenset({"lookaheda", "gan"})) == frozenset({"lookaheda"})  # GAN: too short for typos
 
@@ -106,7 +107,9 @@ def test_missing_words_from_matched_queries():
 
 def test_score_without_the_tier_bonus():
     assert relevance_score(BOOST + 12.5, [render.ALL_WORDS_QUERY], CONFIG) == 12.5
-    assert relevance_score(7.0, ["word:0"], CONFIG) == 7.0
+    word = CONFIG.relaxation.word_boost  # for each word a relaxed hit has (issue 57.6)
+    assert relevance_score(word + 7.0, ["word:0"], CONFIG) == 7.0
+    assert relevance_score(BOOST + 2 * word + 1.5, [render.ALL_WORDS_QUERY, "word:0", "word:1"], CONFIG) == 1.5
     assert relevance_score(None, [], CONFIG) is None
 
 
@@ -117,7 +120,8 @@ def test_without_typos_there_is_one_tier_and_the_score_shown_drops_every_bonus()
     typo_boost = CONFIG.relaxation.all_words_typos_boost
     both = [render.ALL_WORDS_QUERY, render.ALL_WORDS_TYPOS_QUERY]
     assert relevance_score(BOOST + typo_boost + 2.5, both, CONFIG) == 2.5
-    assert relevance_score(typo_boost + 2.5, [render.ALL_WORDS_TYPOS_QUERY, tc.word_name(0)], CONFIG) == 2.5
+    word = CONFIG.relaxation.word_boost
+    assert relevance_score(typo_boost + word + 2.5, [render.ALL_WORDS_TYPOS_QUERY, tc.word_name(0)], CONFIG) == 2.5
     assert missing_words([render.ALL_WORDS_TYPOS_QUERY], [(0, "a"), (1, "b")]) == []
 
 
@@ -128,7 +132,7 @@ def test_corrections_fix_likely_typos_and_never_offer_a_rarer_word():
                "learning": [Option("leaning", 0.85, 90)]}
     counts = {"transfomer": 1, "atention": 0, "qwxzv": 0, "deraning": 0, "learning": 5000}
     unknown, corrected = s.corrections(counts, options)
-    assert unknown == frozenset({"atention", "qwxzv", "deraning"})
+    assert unknown == frozenset({"atention", "qwxzv", "deraning", "transfomer"})  # and corrected: issue 57.5
     # a word of one paper is still a likely typo when its neighbour is far commoner; a far neighbour of one
     # paper is no correction; a close one is, however rare; a common word is never corrected
     assert corrected.to_string() == "transformer attention qwxzv deraining learning"
@@ -161,5 +165,9 @@ def test_a_relaxed_word_is_matched_in_its_own_scripts_fields_as_the_strict_one_i
     assert own["multi_match"]["minimum_should_match"] == CONFIG.relaxation.term_minimum_should_match
     assert foreign == strict[1]  # the run in order, at other_script_weight
     latin_own, latin_foreign = cl.term_clause("nylamine", CONFIG, relaxed=True)["dis_max"]["queries"]
+    (latin_own,), (surface,) = latin_own["bool"]["must"], latin_own["bool"]["filter"]
     assert not any(cl.is_chinese_field(f) for f in latin_own["multi_match"]["fields"])
+    # and as written, or near it, on the unstemmed fields: not its stem alone (issue 57.6)
+    assert surface == cl.surface_clause("nylamine", CONFIG)
+    assert "abstract.exact" in surface["multi_match"]["fields"] and "abstract" not in surface["multi_match"]["fields"]
     assert latin_foreign["multi_match"]["boost"] == CONFIG.other_script_weight

@@ -30,7 +30,7 @@ from werkzeug.datastructures import MultiDict
 from papersearch.taxonomy import PATH_SEPARATOR
 from webapp.domain import SearchParams
 from webapp.serializers.citation_fields import FORMATS as CITATION_FORMATS
-from webapp.services.query.parser import FACET_PREFIXES_ZH, take_filters
+from webapp.services.query.parser import FACET_PREFIXES_ZH, take_filters, year_span
 from webapp.services.search_settings import WebSearchConfig
 
 # Per parameter; more is a malformed or hostile URL, not a person. Every value is echoed in every link of the
@@ -44,7 +44,6 @@ MAX_FILTER_LENGTH = 300
 _SEP = re.escape(PATH_SEPARATOR.strip())
 _BLANK = r"\s\x1c-\x1f\x85\ufeff"
 SUBAREA_PATTERN = rf"^[^{_SEP}]*[^{_SEP}{_BLANK}][^{_SEP}]*{_SEP}.*[^{_BLANK}].*$"
-_RANGE = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})", re.ASCII)  # digits as the URL's: 0-9
 
 
 class ParamError(Exception):
@@ -109,6 +108,13 @@ def _filter(description: str, item: Any) -> Any:
                      AfterValidator(_distinct)]
 
 
+def _as_allowed(allowed: typing.Sequence[str]) -> typing.Callable[[Any], Any]:
+    """A closed set's value in its own spelling whatever the case it came in (language=EN, type=Conference-paper:
+    issue 57.7); anything else as it came, for the enum to refuse."""
+    spelt = {value.casefold(): value for value in allowed}
+    return lambda value: spelt.get(value.casefold(), value) if isinstance(value, str) else value
+
+
 def _facet_fields(config: WebSearchConfig) -> dict[str, Any]:
     """One repeatable parameter per terms facet of config/index.json, and from/to for a facet's range (which
     the config's validation gives integer limits)."""
@@ -117,8 +123,8 @@ def _facet_fields(config: WebSearchConfig) -> dict[str, Any]:
         name, limits = facet.name, facet.integer
         if limits:
             item: Any = bounded(limits.min, limits.max)
-        elif facet.allowed:  # a closed set (record type, language): an enum in the document
-            item = typing.Literal[tuple(facet.allowed)]
+        elif facet.allowed:  # a closed set (record type, language): an enum in the document, whatever the case typed
+            item = Annotated[typing.Literal[tuple(facet.allowed)], BeforeValidator(_as_allowed(facet.allowed))]
         else:
             item = Annotated[str, Field(max_length=MAX_FILTER_LENGTH)]
         fields[facet.param] = (_filter(f"{name.capitalize()} (repeatable; OR within the facet)", item), [])
@@ -208,10 +214,13 @@ class RequestArgs:
         for facet in self.config.terms_facets:
             spec, limits = facet.range, facet.integer
             for value in typed.get(facet.param, []):
-                span = _RANGE.fullmatch(value) if spec else None
-                if span and limits and all(limits.min <= int(v) <= limits.max for v in span.groups()):
-                    setattr(a, spec.from_, int(span.group(1)))
-                    setattr(a, spec.to, int(span.group(2)))
+                span = year_span(value) if spec else None  # 2019-2021, >2022, <=2020
+                if facet.allowed:
+                    value = _as_allowed(facet.allowed)(value)
+                if span and limits and all(limits.min <= v <= limits.max for v in span if v is not None):
+                    for param, v in zip((spec.from_, spec.to), span, strict=True):
+                        if v is not None:
+                            setattr(a, param, v)
                 elif (value in facet.allowed if facet.allowed else not limits) or (
                         limits and value.isascii() and value.isdigit() and limits.min <= int(value) <= limits.max):
                     filters[facet.param] = _distinct(filters[facet.param] + [value])[:MAX_FILTER_VALUES]

@@ -37,7 +37,8 @@ def search():
     links = SearchLinks(url_for("ui.search"), result.params, config, i18n.requested_lang(), unknown)
     return render_template("search.html", result=result, links=links, config=config,
                            child_params=facets.child_params(config),
-                           selected_filters=facets.selected_filters(result, config, i18n.current())), status
+                           selected_filters=facets.selected_filters(result, config, i18n.current()),
+                           emptied_by=facets.emptying_filters(result, config, i18n.current())), status
 
 
 @blueprint.get("/paper/<path:paper_id>")

@@ -39,7 +39,7 @@ from webapp.services.plan import requests as pr
 from webapp.services.query import author_names
 from webapp.services.query import expansion as xp
 from webapp.services.query.parser import ParsedQuery, parse_query
-from webapp.services.results.facets import facets
+from webapp.services.results.facets import as_indexed, facets
 from webapp.services.results.hits import missing_words, relevance_score, to_hit
 from webapp.services.search_settings import WebSearchConfig, search_config
 
@@ -104,6 +104,7 @@ class SearchService:
             outcome: plan.Outcome = done.value
         shown, answer = outcome.shown, outcome.shown.answer
         aggregations = outcome.aggregations if outcome.facets else answer.get("aggregations", {})
+        params = as_indexed(aggregations or {}, params, self.config)  # venue=iclr shown as ICLR (issue 57.7)
         window = self.config.max_result_window
         too_deep = params.too_deep_for(shown.total, window, shown.exact)
         return SearchResult(
@@ -164,7 +165,7 @@ class SearchService:
             return None
         match request:
             case pr.Spelling():
-                return _spelled(self.config, request.words, answer)
+                return _spelled(self.config, request, answer)
             case pr.Facets():
                 aggregations = answer.get("aggregations", {})
                 if request.probability >= 1:
@@ -209,12 +210,22 @@ def _body(request: pr.Request, config: WebSearchConfig) -> Any:
     return render.body(request, config)
 
 
-def _spelled(config: WebSearchConfig, words: tuple[str, ...], responses: list[dict[str, Any]]) -> pr.Spelled:
-    """The spelling check's answers (the suggestions, then one count per word) read into the numbers
-    plan.corrections decides on: papers per word (a failed count: a known word), and each word's options."""
+def _spelled(config: WebSearchConfig, request: pr.Spelling, responses: list[dict[str, Any]]) -> pr.Spelled:
+    """The spelling check's answers (the suggestions, then one count per word, then per Chinese run and each of its
+    candidates) read into the numbers plan.corrections decides on: papers per word (a failed count: a known word),
+    and each word's options (a Chinese run's: the candidates some paper has, as close as a suggester's best)."""
+    words = request.words
     suggested, *checks = responses
-    counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks, strict=True) if "error" not in c}
+    counts = {w: c["hits"]["total"]["value"] for w, c in zip(words, checks[:len(words)], strict=True)
+              if "error" not in c}
+    zh_checks = iter(checks[len(words):])
     options: dict[str, list[pr.Option]] = {}
+    for run, names in request.zh:
+        typed, *found = (next(zh_checks) for _ in range(len(names) + 1))
+        if "error" not in typed:
+            counts[run] = typed["hits"]["total"]["value"]
+        options[run] = [pr.Option(name, 1.0, c["hits"]["total"]["value"]) for name, c in zip(names, found, strict=True)
+                        if "error" not in c and c["hits"]["total"]["value"]]
     fields = config.spelling.fields
     authors = set(config.field_aliases.author)
     for name, entries in ([] if "error" in suggested else suggested.get("suggest", {}).items()):

@@ -46,6 +46,20 @@ def selected_filters(result: SearchResult, config: WebSearchConfig, lang: str) -
     return out
 
 
+def emptying_filters(result: SearchResult, config: WebSearchConfig, lang: str) -> list[tuple[str, str, str]]:
+    """On a page with no hits, the selected filters that emptied it, as selected_filters gives them: a facet is
+    counted under every filter but its own (DECISIONS.md D-017), so a facet that counted papers names a filter
+    without which the words and the other filters find papers (issue 57.7: the page said "check the
+    spelling" when venue:iclr emptied it)."""
+    if result.total or result.hits or not result.params.has_filters:
+        return []
+    counted = {f.name for f in result.facets if f.papers}
+    p = result.params
+    culprits = {(param, v) for f in config.facets if f.name in counted for param, v, _ in f.selections(p)}
+    culprits |= {(param, str(value)) for f in config.facets if f.name in counted for _, param, value in f.bounds(p)}
+    return [chip for chip in selected_filters(result, config, lang) if chip[:2] in culprits]
+
+
 def unknown_filters(result: SearchResult, config: WebSearchConfig) -> frozenset[tuple[str, str]]:
     """(param, value) of every selected filter value no paper of the index has: the facets show a selected value
     whenever some paper has it (facet_queries.known_values), so a selected value missing from them is unknown.

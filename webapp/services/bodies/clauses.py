@@ -87,7 +87,21 @@ def _exact(term: str, fields: dict[str, float], config: WebSearchConfig, unit: b
         foreign = _cross_fields(term, other, config, relaxed)
         foreign["multi_match"].update(boost=config.other_script_weight, zero_terms_query="none")
         mine = _cross_fields(term, own, config, relaxed)
+        if relaxed:
+            mine = bool_query(must=[mine], filter=[surface_clause(term, config)])
     return {"dis_max": {"queries": [mine, foreign]}}
+
+
+def surface_clause(term: str, config: WebSearchConfig) -> Query:
+    """The word as written or within relaxation.surface_fuzziness edits on the unstemmed fields: what a relaxed
+    word needs besides its stemmed match, so a stemmed variant alone does not stand for it (engineering for
+    engine: issue 57.6, DECISIONS.md D-203). Papers with every word are let in apart (render.scoring_query)."""
+    settings = config.typos
+    return {"multi_match": {
+        "query": term, "type": "best_fields", "fields": list(fuzzy_fields(config)),
+        "fuzziness": config.relaxation.surface_fuzziness, "prefix_length": settings.prefix_length,
+        "max_expansions": settings.max_expansions, "operator": "or",
+        "minimum_should_match": config.relaxation.term_minimum_should_match}}
 
 
 def _cross_fields(term: str, fields: dict[str, float], config: WebSearchConfig, relaxed: bool = False) -> Query:

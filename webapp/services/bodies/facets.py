@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from webapp.domain import SearchParams
 from webapp.services.es_syntax import Query
-from webapp.services.facets.kinds import HISTOGRAM, KNOWN
+from webapp.services.facets.kinds import HISTOGRAM, KNOWN, match_values
 from webapp.services.search_settings import WebSearchConfig
 
 __all__ = ["HISTOGRAM", "KNOWN", "aggregations", "facet_filters", "known_aggregation", "post_filter"]
@@ -39,9 +39,10 @@ def known_values(params: SearchParams, config: WebSearchConfig) -> Query | None:
     as facet entries (issue 45.3). A global aggregation (top level only), each part behind a terms filter so
     only the papers with a selected value are looked at."""
     wanted = [part for f in config.facets for part in f.known_values(params)]
-    parts = {param: {"filter": {"terms": {field: values}},
-                     "aggs": {"values": {"terms": {"field": field, "size": len(values)}}}}
-             for param, field, values in wanted if values}
+    # A value matched whatever its case may be indexed in several spellings: room for a few of each.
+    parts = {param: {"filter": match_values(field, values, any_case),
+                     "aggs": {"values": {"terms": {"field": field, "size": len(values) * (4 if any_case else 1)}}}}
+             for param, field, values, any_case in wanted if values}
     return {"global": {}, "aggs": parts} if parts else None
 
 

@@ -36,7 +36,8 @@ def body(request: Request, config: WebSearchConfig) -> Query | list[Query]:
         case Count():
             return _count(request, config)
         case Spelling():
-            return [_suggestions(list(request.words), config), *[_known_word(w, config) for w in request.words]]
+            return [_suggestions(list(request.words), config), *[_known_word(w, config) for w in request.words],
+                    *[_zh_count(w, config) for run, names in request.zh for w in (run, *names)]]
         case Facets():
             return _facets(request, config)
     raise TypeError(f"not a request of a plan: {request!r}")
@@ -138,6 +139,12 @@ def scoring_query(page: Page, config: WebSearchConfig, fuzzy: bool = True, close
     closeness reward (a rescore adds it)."""
     must: list[Query] = []
     words = tc.text_query(page.text, config, fuzzy) if page.text else None
+    if words and page.all_words:
+        # The relaxed page: papers with every word (as the strict search matches them, stemmed) are in it whatever
+        # the surface forms of their words, scored as there when the relaxed words do not match; the others need
+        # most words as written (DECISIONS.md D-203).
+        tiers = [tc.text_query(t, config, fuzzy) for t in (page.all_words, page.all_words_typos) if t is not None]
+        words = {"dis_max": {"queries": [words, *(t for t in tiers if t)]}}
     if words:
         must.append(words)
     must += cl.phrase_clauses(list(page.phrases), config)
@@ -219,6 +226,8 @@ def _suggestions(words: list[str], config: WebSearchConfig) -> Query:
     """Term suggesters (one per spelling field) proposing real words near each word, commoner than it in that
     field ("popular": a word a paper or two have may still be a typo; plan.corrections decides)."""
     settings = config.spelling
+    if not words:  # only Chinese runs are checked: nothing to suggest
+        return {"size": 0, "track_total_hits": False, "query": {"match_none": {}}}
     suggest = {f"spell_{i}": {"term": {"field": field, "suggest_mode": "popular",
                                        "min_word_length": settings.min_length, "max_edits": settings.max_edits,
                                        "prefix_length": settings.prefix_length, "size": settings.size}}
@@ -235,6 +244,12 @@ def _known_word(word: str, config: WebSearchConfig) -> Query:
     settings = config.spelling
     return {"size": 0, "track_total_hits": settings.rare_below,
             "query": {"multi_match": {"query": word, "fields": list(settings.fields), "operator": "and"}}}
+
+
+def _zh_count(run: str, config: WebSearchConfig) -> Query:
+    """How many papers have a Chinese run as written (a phrase on the Chinese text fields), for the Chinese
+    spelling check (issue 57.4, DECISIONS.md D-202)."""
+    return {"size": 0, "track_total_hits": True, "query": cl.phrase_clause(run, tc.form_fields(config, "zh"))}
 
 
 def _facets(facets: Facets, config: WebSearchConfig) -> Query:

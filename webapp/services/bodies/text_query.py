@@ -29,7 +29,7 @@ def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query
         return None
     clauses = [_word_query(w, text, config, fuzzy) for w in text.words]
     if text.relaxed:
-        clauses = [named(c, word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
+        clauses = [named(_counted(c, config), word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
     as_typed = any_of(clauses, text.required)
     if not text.other_language:
         return as_typed
@@ -41,6 +41,14 @@ def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query
         must=groups, should=[cl.term_clause(w.text, config) for w in others],
         filter=[{"term": {concepts_config()["language_field"]: text.other_language}}])
     return any_of([as_typed, in_other_language])
+
+
+def _counted(clause: Query, config: WebSearchConfig) -> Query:
+    """A relaxed word's clause with relaxation.word_boost added where it matches: papers with more of the words
+    come first, each group in its own order (a paper with two of four words said often ranked above one with three:
+    issue 57.6, DECISIONS.md D-203)."""
+    return {"function_score": {"query": clause, "functions": [{"weight": config.relaxation.word_boost}],
+                               "boost_mode": "sum"}}
 
 
 def _typed(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:

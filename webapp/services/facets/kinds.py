@@ -22,7 +22,8 @@ from webapp.services.facets.labels import Labels
 HISTOGRAM = "histogram"  # a facet's papers per value, beside its values
 KNOWN = "known"  # which selected filter values some paper of the index has at all (known_values)
 
-Known = list[tuple[str, str, list[str]]]  # (URL parameter, field, selected values)
+# (URL parameter, field, selected values, whether they match whatever their case)
+Known = list[tuple[str, str, list[str], bool]]
 Selection = tuple[str, str, tuple[str, ...]]  # (URL parameter, value, the value's parts: area, subarea)
 Bound = tuple[str, str, int]  # ("from" or "to", URL parameter, value)
 
@@ -48,6 +49,21 @@ def known(aggs: dict[str, Any], param: str) -> set[str] | None:
         return None
     buckets = aggs.get(KNOWN, {}).get(param, {}).get("values", {}).get("buckets", [])
     return {str(b.get("key_as_string", b["key"])) for b in buckets if b["doc_count"]}
+
+
+def match_values(field: str, values: list[str], any_case: bool = False) -> Query:
+    """Papers with any of the values in the field; `any_case`: whatever their case (venue:iclr is ICLR, type=
+    Conference-paper is conference-paper: issue 57.7). A terms query has no case_insensitive; a term query has."""
+    if not any_case:
+        return {"terms": {field: values}}
+    terms: list[Query] = [{"term": {field: {"value": v, "case_insensitive": True}}} for v in values]
+    return terms[0] if len(terms) == 1 else {"bool": {"should": terms, "minimum_should_match": 1}}
+
+
+def as_indexed(values: list[str], indexed: set[str] | None) -> list[str]:
+    """Selected values in the spelling the index has them (iclr → ICLR: `indexed`, the known values), each once."""
+    spelled = {v.casefold(): v for v in sorted(indexed or ())}
+    return list(dict.fromkeys(spelled.get(v.casefold(), v) for v in values))
 
 
 def _both(a: set[str] | None, b: set[str] | None) -> set[str] | None:
@@ -96,17 +112,18 @@ class HierarchyFacet(HierarchyFacetConfig):
 
     def known_values(self, params: SearchParams) -> Known:
         area_level, sub_level = self.levels
-        return [(area_level.param, area_level.field, params.areas), (sub_level.param, sub_level.field,
-                                                                     params.subareas)]
+        return [(area_level.param, area_level.field, params.areas, False),
+                (sub_level.param, sub_level.field, params.subareas, False)]
 
     def read(self, aggs: dict[str, Any], params: SearchParams, taxonomy: Labels) -> Facet:
         agg = aggs.get(self.name, {})
         facet = self.values(agg.get("values", {}).get("buckets", []), params, taxonomy,
                             _both(known(aggs, self.param), known(aggs, self.child_param)))
+        update: dict[str, Any] = {"papers": agg.get("doc_count")}
         if UNTAGGED in agg:  # what the facet covers: papers with any topic, of those under the other filters
             of = agg.get("doc_count", 0)
-            facet = facet.model_copy(update={"covered": of - agg[UNTAGGED].get("doc_count", 0), "of": of})
-        return facet
+            update |= {"covered": of - agg[UNTAGGED].get("doc_count", 0), "of": of}
+        return facet.model_copy(update=update)
 
     def values(self, buckets: list[dict], params: SearchParams, taxonomy: Labels,
                exists: set[str] | None = None) -> Facet:
@@ -153,6 +170,9 @@ class HierarchyFacet(HierarchyFacetConfig):
     def bounds(self, params: SearchParams) -> list[Bound]:
         return []
 
+    def indexed(self, aggs: dict[str, Any], params: SearchParams) -> dict[str, list[str]]:
+        return {}  # topics are chosen from the page, never typed
+
 
 class TermsFacet(TermsFacetConfig):
     """One field's values; with `range` from/to bounds and the span of the values, with `histogram` papers per
@@ -161,6 +181,12 @@ class TermsFacet(TermsFacetConfig):
     @property
     def child_param(self) -> str:
         return self.param  # its values have no children
+
+    @property
+    def any_case(self) -> bool:
+        """Whether a typed value matches the indexed one whatever its case: a word's (venue, type, language), not a
+        number's (issue 57.7)."""
+        return self.integer is None
 
     def range_filter(self, params: SearchParams) -> Query | None:
         if not self.range:
@@ -172,7 +198,7 @@ class TermsFacet(TermsFacetConfig):
     def filter(self, params: SearchParams) -> Query | None:
         """The selected values (OR) and, for a facet with a range, within its bounds."""
         values = params.selected(self.param)
-        parts = [{"terms": {self.field: values}}] if values else []
+        parts = [match_values(self.field, values, self.any_case)] if values else []
         bounds = self.range_filter(params)
         if bounds:
             parts.append(bounds)
@@ -194,7 +220,7 @@ class TermsFacet(TermsFacetConfig):
         return {"filter": except_own(filters, self.name), "aggs": aggs}
 
     def known_values(self, params: SearchParams) -> Known:
-        return [(self.param, self.field, params.selected(self.param))]
+        return [(self.param, self.field, params.selected(self.param), self.any_case)]
 
     def read(self, aggs: dict[str, Any], params: SearchParams, taxonomy: Labels) -> Facet:
         agg = aggs.get(self.name, {})
@@ -203,6 +229,7 @@ class TermsFacet(TermsFacetConfig):
                             known(aggs, self.param))
         if self.histogram:
             found.bars = bars(agg.get(HISTOGRAM, {}).get("buckets", []), self.histogram.max_bars, span)
+        found.papers = agg.get("doc_count")
         return found
 
     def span(self, stats: dict[str, Any], params: SearchParams) -> FacetRange | None:
@@ -240,6 +267,12 @@ class TermsFacet(TermsFacetConfig):
             return []
         return [(side, p, params.ranges[p]) for side, p in (("from", self.range.from_), ("to", self.range.to))
                 if p in params.ranges]
+
+    def indexed(self, aggs: dict[str, Any], params: SearchParams) -> dict[str, list[str]]:
+        """Its selected values in the spelling the index has them, when they match whatever their case (known:
+        the known values' buckets)."""
+        selected = params.selected(self.param)
+        return {self.param: as_indexed(selected, known(aggs, self.param))} if self.any_case and selected else {}
 
 
 FacetKind = Annotated[HierarchyFacet | TermsFacet, Field(discriminator="type")]

@@ -27,7 +27,7 @@ from webapp.services.facets.kinds import UNTAGGED
 from webapp.services.pages import author_groups
 from webapp.services.pages import profile_queries as pq
 from webapp.services.query import author_names
-from webapp.services.results.facets import facets
+from webapp.services.results.facets import as_indexed, facets
 from webapp.services.results.hits import to_hit
 from webapp.services.search import Prepared, SearchService
 
@@ -112,6 +112,7 @@ class ProfileService:
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         counted = answer["hits"]["total"]
         total, window = counted["value"], self.config.max_result_window
+        params = as_indexed(answer.get("aggregations", {}), params, self.config)
         return SearchResult(params=params, total=total, took_ms=answer.get("took", 0),
                             hits=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
                             facets=facets(answer.get("aggregations", {}), params, self.config, self.labels),

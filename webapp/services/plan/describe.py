@@ -16,7 +16,8 @@ def describe(request: Request) -> str:
             return (f"count: the words as typed, in their own language, up to {request.limit} papers"
                     + _filters(request.params) + ("\n" + _words(request.text) if request.text else ""))
         case Spelling():
-            return f"spelling: suggestions for, and whether any paper contains, {', '.join(request.words)}"
+            runs = "".join(f"; how many papers have {run} and each of {', '.join(names)}" for run, names in request.zh)
+            return f"spelling: suggestions for, and whether any paper contains, {', '.join(request.words)}{runs}"
         case Facets():
             how = "exact" if request.probability >= 1 else f"on a random sample (probability {request.probability:g})"
             return f"facets of the {request.page.tier} page, {how}"

@@ -175,8 +175,8 @@ class Search:
         words = self.words.text(self.core)
         as_typed = self.words.text(self.core, other_language=False)
         count = Count(as_typed, self.params, self.below) if self.found and as_typed != words else None
-        spelling_words = self.words.spelling_words
-        spelling = Spelling(spelling_words) if self.core and spelling_words else None
+        spelling_words, zh = self.words.spelling_words, self.words.zh_spelling
+        spelling = Spelling(spelling_words, zh) if self.core and (spelling_words or zh) else None
         return self.page("as_typed", words), count, spelling
 
     @property
@@ -188,11 +188,13 @@ class Search:
 
     def spelling_check(self, as_typed: int) -> Spelling | None:
         """The spelling_check round: when too few papers were found, and it was not sent in the as_typed round
-        (on a core index it was)."""
-        spelling_words = self.words.spelling_words
-        if self.too_few(as_typed) and not self.core and spelling_words:
-            return Spelling(spelling_words)
-        return None
+        (on a core index it was); a Chinese run one character from a glossary name whatever was found (its matches
+        may be single characters of it: issue 57.4)."""
+        if self.core:
+            return None
+        spelling_words = self.words.spelling_words if self.too_few(as_typed) else ()
+        zh = self.words.zh_spelling
+        return Spelling(spelling_words, zh) if spelling_words or zh else None
 
     def fallback(self, as_typed: int, unknown: frozenset[str], corrected: ParsedQuery | None) -> Fallback:
         """When nothing has the words as typed, the corrected query's results (unless the search asks for the
@@ -200,7 +202,7 @@ class Search:
         anything), and the did-you-mean check of the corrected query."""
         if not (self.too_few(as_typed) or corrected):
             return Fallback()
-        if corrected and as_typed == 0 and self.params.spell:
+        if corrected and (as_typed == 0 or self.scraps(unknown, corrected)) and self.params.spell:
             return Fallback(corrected=corrected)
         typos: Fuzzy = True if self.core else self.words.typo_words(unknown)
         check = self.check(corrected) if corrected else None
@@ -209,10 +211,17 @@ class Search:
             return Fallback(check=check)
         return Fallback(self.relaxed(typos), check)
 
+    def scraps(self, unknown: frozenset[str], corrected: ParsedQuery) -> bool:
+        """Whether what the words as typed found is single-character scraps: a Chinese run no paper has, that the
+        correction changes (强化学系 finds 毒鼠强中毒 by its characters; issue 57.4)."""
+        changed = set(self.parsed.terms) - set(corrected.terms)
+        return any(has_cjk(t) and t in unknown for t in changed)
+
     def corrections(self, counts: dict[str, int], options: dict[str, list[Option]]
                     ) -> tuple[frozenset[str], ParsedQuery | None]:
         """From the spelling check's numbers (papers with each word, counted up to spelling.rare_below; the
-        suggesters' options): the words no paper contains, and the query with every likely typo corrected. A
+        suggesters' options): the words worth typo tolerance (no paper contains them, or a correction was found),
+        and the query with every likely typo corrected. A
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
         edits in five letters, one paper); a word typed as a name to an author's name when one is among
@@ -234,7 +243,11 @@ class Search:
             if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
                 fixes[word] = max((o for o in good if o.score >= best - settings.near), key=lambda o: o.freq).text
+        # Typo tolerance is for the words no paper has and for the Latin ones a few papers spell so when a commoner
+        # word is the likely one (transfomer: one paper, beside transformer's many; issue 57.5). A Chinese run is
+        # unknown only when no paper has it (scraps).
         unknown = frozenset(w for w, papers in counts.items() if papers == 0)
+        unknown |= frozenset(w for w in fixes if not has_cjk(w))
         return unknown, self.parsed.replace_terms(fixes) if fixes else None
 
     @staticmethod

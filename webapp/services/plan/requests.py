@@ -62,6 +62,8 @@ class Spelling:
     """The spelling check of some words: the suggesters' corrections, then whether any paper contains each."""
 
     words: tuple[str, ...]
+    # Chinese runs, each with the glossary names one character from it: each counted, as the candidates (issue 57.4)
+    zh: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)

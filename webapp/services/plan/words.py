@@ -14,6 +14,7 @@ from papersearch.concepts.english import american_spelling
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
 from webapp.services.query.expansion import Expansion
 from webapp.services.query.parser import LATIN_WORD, Clause, ParsedQuery
+from webapp.services.query.zh_spelling import candidates
 from webapp.services.search_settings import WebSearchConfig
 
 # Where a word's typo fallback looks: nowhere, author names only (four-letter words), every Latin text field.
@@ -190,6 +191,15 @@ class Words:
         words = dict.fromkeys(t.casefold() for t in self.parsed.terms
                               if len(t) >= settings.min_length and not has_cjk(t) and LATIN_WORD.fullmatch(t))
         return tuple(words)[:settings.max_words]
+
+    @property
+    def zh_spelling(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The Chinese runs worth a spelling check, each with its candidates (query/zh_spelling.py): glossary names
+        one character from it (issue 57.4)."""
+        settings = self.config.spelling
+        runs = dict.fromkeys(t for t in self.parsed.terms if has_cjk(t))
+        found = ((run, candidates(run, settings.zh_min_length, settings.zh_candidates)) for run in runs)
+        return tuple((run, names) for run, names in found if names)
 
 
 def typed_as_name(typed: str) -> bool:

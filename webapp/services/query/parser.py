@@ -1,10 +1,12 @@
 """Parse the user's search box text into a small structure; no Elasticsearch syntax ever leaks through.
 
-Supported: plain words, "quoted phrases" (also “Chinese quotes”), -word and -"phrase" to exclude,
+Supported: plain words, "quoted phrases" (also “Chinese quotes”), -word and -"phrase" to exclude (also with a
+full-width minus, －word),
 word OR word (either of two or more plain words: our own bool should, never Elasticsearch's syntax),
 and field clauses author:…, title:…, abstract:…, topic:… (each with a word or a quoted phrase; also
 作者/标题/摘要/主题, and a full-width colon); venue:… and year:… are the page's facet filters
-(`take_filters`, called by the controller before parsing). Anything else, including an unbalanced quote or an
+(`take_filters`, called by the controller before parsing; a year as a span, year:2019-2021, or a bound,
+year:>2022, year:<=2020: `year_span`). Anything else, including an unbalanced quote or an
 unknown "field:", is plain text. A long query (a pasted sentence or abstract) is searched cut to its first
 max_searched_length characters and query_cost.max_clauses clauses (`ParsedQuery.cut` says so). Words are split
 at script boundaries ("Transformer模型" is two terms), because English and Chinese text are matched by different fields.
@@ -40,6 +42,12 @@ _FIELD_PREFIX = re.compile(r"([^\W\d][\w]*)[:：]", re.UNICODE)
 # A space-separated token, or a facet clause: prefix:value or prefix:"a quoted value".
 _FACET_CLAUSE = re.compile(
     r'(?:(?P<prefix>[^\W\d]\w*)[:：](?:["“](?P<quoted>[^"”]*)["”]|(?P<bare>[^\s"“]+)))(?=\s|$)|\S+')
+# A span of years typed as a filter: 2019-2021 (also – or ..), or one bound: >2022, >=2022, <2020, <=2020.
+_SPAN = re.compile(r"(\d{1,4})\s*(?:-|–|\.\.)\s*(\d{1,4})", re.ASCII)  # digits as the URL's: 0-9
+_BOUND = re.compile(r"([<>])(=?)\s*(\d{1,4})", re.ASCII)
+# Full-width forms of the signs a query uses (－word, year:＞2022); full-width quotes and colon are read as such.
+_FULL_WIDTH = str.maketrans({"－": "-", "＞": ">", "＜": "<", "＝": "=", "≥": ">=", "≤": "<="})
+_MINUS = "-－"
 # A Latin-script word (apostrophes inside allowed): what typo tolerance and spelling checks work on.
 LATIN_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
 
@@ -139,6 +147,21 @@ def take_filters(text: str, prefixes: dict[str, str]) -> tuple[str, list[tuple[s
     return " ".join(" ".join(kept).split()), taken
 
 
+def year_span(value: str) -> tuple[int | None, int | None] | None:
+    """The years a typed facet value means as a range (first, last; None: open on that side), or None when it is
+    no span: 2019-2021 → (2019, 2021); >2022 → (2023, None); >=2022 → (2022, None); <2020 → (None, 2019);
+    <=2020 → (None, 2020)."""
+    value = value.translate(_FULL_WIDTH).strip()
+    if span := _SPAN.fullmatch(value):
+        return int(span.group(1)), int(span.group(2))
+    if not (bound := _BOUND.fullmatch(value)):
+        return None
+    sign, equal, year = bound.group(1), bool(bound.group(2)), int(bound.group(3))
+    if sign == ">":
+        return (year if equal else year + 1), None
+    return None, (year if equal else year - 1)
+
+
 def words_of(text: str) -> list[str]:
     """Split free text into terms: whitespace, then CJK / non-CJK runs; drop punctuation-only bits."""
     segments = (seg.strip(_QUOTE_CHARS) for seg in _SEGMENTS.findall(text))
@@ -158,7 +181,7 @@ def parse_query(text: str) -> ParsedQuery:
             continue
         start = i
         # "-word" / "-\"phrase\"" excludes; "-3型垄向" or "-0.5" (pasted text, a negative number) is text.
-        excluded = text[i] == "-" and i + 1 < n and (text[i + 1].isalpha() or text[i + 1] in _QUOTES)
+        excluded = text[i] in _MINUS and i + 1 < n and (text[i + 1].isalpha() or text[i + 1] in _QUOTES)
         if excluded:
             i += 1
         field = None

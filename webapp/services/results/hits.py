@@ -17,7 +17,7 @@ from markupsafe import escape
 from papersearch import tex
 from webapp.domain import Hit
 from webapp.services.bodies.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
-from webapp.services.bodies.text_query import word_name
+from webapp.services.bodies.text_query import WORD_QUERY, word_name
 from webapp.services.facets.labels import Labels
 from webapp.services.results.math_html import fragment_html, text_html
 from webapp.services.search_settings import WebSearchConfig
@@ -133,4 +133,5 @@ def relevance_score(score: float | None, matched: list[str], config: WebSearchCo
     if score is None:
         return score
     bonus = {ALL_WORDS_QUERY: "all_words_boost", ALL_WORDS_TYPOS_QUERY: "all_words_typos_boost"}
-    return score - sum(getattr(config.relaxation, key) for name, key in bonus.items() if name in matched)
+    words = sum(1 for name in matched if name.startswith(WORD_QUERY)) * config.relaxation.word_boost
+    return score - words - sum(getattr(config.relaxation, key) for name, key in bonus.items() if name in matched)
