@@ -195,3 +195,12 @@ def test_a_year_bound_typed_in_the_box_is_the_range():
         params = ARGS.search(MultiDict([("q", f"year:{typed} diffusion")]))
         assert (params.q, params.ranges, params.filters) == ("diffusion", ranges, {})
     assert ARGS.search(MultiDict([("q", "year:>99999 gan")])).q == "gan year:>99999"
+
+
+def test_a_closed_sets_value_is_taken_in_any_case_and_refused_outside_it():
+    # Issue 57.7 (language=EN, type=Conference-paper found nothing) beside issue 58 (type=>w answered 200).
+    assert ARGS.search(MultiDict([("type", "Conference-paper"), ("language", "EN")])).filters == {
+        "type": ["conference-paper"], "language": ["en"]}
+    assert ARGS.search(MultiDict([("q", "type:Conference-paper x")])).filters == {"type": ["conference-paper"]}
+    with pytest.raises(ParamError):
+        ARGS.search(MultiDict([("type", ">w")]))
