@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from elasticsearch import ApiError, Elasticsearch
 
-from papersearch import index_definition
+from papersearch import index_definition, meaning
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,7 @@ class Version:
     live: bool
     profile: str | None
     schema: int = 1  # config/index.json schema_version it was built with (1: before versions recorded it)
+    meaning: str | None = None  # the model of its vectors of meaning (_meta.meaning_model); None: built without
 
 
 def version_pattern(alias: str) -> re.Pattern[str]:
@@ -95,7 +96,8 @@ def versions(client: Elasticsearch, alias: str) -> list[Version]:
     for name in names:
         meta = found[name]["mappings"].get("_meta", {})
         out.append(Version(name, counts.get(name, 0), bool(meta.get("complete")), name == live,
-                           meta.get("analysis_profile"), int(meta.get("schema_version", 1))))
+                           meta.get("analysis_profile"), int(meta.get("schema_version", 1)),
+                           meta.get(meaning.META_KEY)))
     return out
 
 
