@@ -46,6 +46,8 @@ def create(client: Elasticsearch, alias: str, profile: index_definition.Profile,
     body = index_definition.index_body(profile, shards=shards, replicas=replicas)
     body["settings"]["refresh_interval"] = "-1"
     body["mappings"]["_meta"]["complete"] = False
+    if meaning.enabled():  # the model its vectors come from: `status` and the webapp compare it with theirs
+        body["mappings"]["_meta"][meaning.META_KEY] = meaning.MODEL
     client.indices.create(index=name, **body)
     return name
 

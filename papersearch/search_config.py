@@ -244,6 +244,11 @@ class Meaning(Section):
     weight: Annotated[float, Field(ge=0)]
     rank_constant: Annotated[int, Field(ge=1)]
     window: Annotated[int, Field(ge=1, le=1000)]
+    similar_weight: Annotated[float, Field(ge=0)]
+    # The least cosine a paper must have to the query's (min_similarity) or the liked paper's vector
+    # (similar_min_similarity) to come by meaning: the nearest k are found for any text, related or not.
+    min_similarity: Annotated[float, Field(ge=-1, le=1)]
+    similar_min_similarity: Annotated[float, Field(ge=-1, le=1)]
     batch: Annotated[int, Field(ge=1, le=4096)]
     text_chars: Annotated[int, Field(ge=1)]
 

@@ -1,0 +1,86 @@
+"""Search by meaning beside the words (DECISIONS.md D-198): after the ladder has decided the page of word matches,
+one more round asks for the words' first ranks and the papers nearest to the query's vector, and the page becomes
+their weighted reciprocal-rank fusion (results/fusion.py). A paper the words do not match is marked as found by
+meaning alone and adds to the total.
+
+Nothing here may fail a search: an encoder that cannot load or fails, a kNN refused or timed out, leave the words'
+page as it was, and the result says meaning was unavailable.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from papersearch import meaning
+from webapp.domain import SearchParams
+from webapp.services.bodies import meaning as bodies
+from webapp.services.es.access import EsAccess, Trace
+from webapp.services.plan import meaning as plan
+from webapp.services.plan.ladder import Outcome, Search
+from webapp.services.query.parser import ParsedQuery
+from webapp.services.results.fusion import fuse
+
+log = logging.getLogger(__name__)
+# What `vector` gives: the query's vector, None (meaning not wanted) or why the encoder could not make it.
+QueryVector = list[float] | meaning.EncoderUnavailable | None
+
+
+@dataclass(frozen=True)
+class Fused:
+    """The page's Elasticsearch hits in the fused order, which of them were found by meaning alone, and how many
+    papers meaning found that the words did not (the total grows by them)."""
+
+    hits: list[dict[str, Any]]
+    alone: frozenset[str]
+    meaning_only: int
+
+
+@dataclass(frozen=True)
+class ByMeaning:
+    fused: Fused | None = None  # None: the words' page as it was
+    unavailable: bool = False  # meaning was wanted but could not answer
+
+
+def _may_fail(request: object, refused: bool) -> bool:
+    return True  # the words still answer
+
+
+class MeaningSearch:
+    def __init__(self, access: EsAccess) -> None:
+        self.access, self.config = access, access.config
+
+    def vector(self, params: SearchParams, parsed: ParsedQuery) -> QueryVector:
+        """The query's vector when the search wants meaning (None: it does not; EncoderUnavailable: it cannot).
+        Made before the search's time budget starts: the budget is Elasticsearch's, and a worker's first query
+        loads the model (a second or two)."""
+        if not meaning.enabled() or not plan.wanted(params, parsed, self.config):
+            return None
+        try:
+            return meaning.query_vector(plan.meaning_text(parsed))
+        except meaning.EncoderUnavailable as exc:
+            log.warning("search by meaning unavailable: %s", exc)
+            return exc
+
+    def around(self, search: Search, outcome: Outcome, params: SearchParams, vector: QueryVector,
+               trace: Trace | None = None) -> ByMeaning:
+        """The fused page of this search, or why there is none."""
+        if isinstance(vector, meaning.EncoderUnavailable):
+            return ByMeaning(unavailable=True)
+        if vector is None or not plan.searchable(search.live, meaning.MODEL):
+            return ByMeaning()
+        text = plan.meaning_text(search.parsed)
+        m = self.config.meaning
+        requests = [plan.WordRanks(outcome.page, m.window), plan.Nearest(outcome.page, tuple(vector), text)]
+        ranks, near = self.access.send(requests, "meaning", bodies.body, trace, _may_fail)
+        if not isinstance(ranks, dict) or not isinstance(near, dict):
+            return ByMeaning(unavailable=True)
+        word_hits, near_hits = ranks["hits"]["hits"], near["hits"]["hits"]
+        order = fuse([([h["_id"] for h in word_hits], 1.0), ([h["_id"] for h in near_hits], m.weight)],
+                     m.rank_constant)
+        pool = {h["_id"]: h for h in (*near_hits, *(word_hits if requests[0].with_fields else ()))}
+        pool |= {h["_id"]: h for h in outcome.shown.answer["hits"]["hits"]}  # the shown page's, with highlights
+        alone = frozenset(h["_id"] for h in near_hits if bodies.BY_WORDS not in h.get("matched_queries", ()))
+        shown = [pool[i] for i in order[params.offset:params.offset + params.size] if i in pool]
+        return ByMeaning(Fused(shown, alone, len(alone)))
