@@ -2,7 +2,7 @@
 empty results, and what the meaning part costs per search.
 
     .venv/bin/python -m bench.relevance.meaning --alias papersbench_meaning \\
-        --corpus /work/shared/corpora/ml-papers-iclr.jsonl.gz [--weight 0.5] [--out FILE.json]
+        --corpus /work/shared/corpora/ml-papers-iclr.jsonl.gz [--weight 0.5] [--questions FILE] [--out FILE.json]
 
 The alias holds the corpus loaded with vectors (papersearch-admin reindex with meaning on). The same service answers
 both ways: "words" with meaning switched off in the process, "meaning" with it on. Questions (meaning_zh.json) are
@@ -44,7 +44,7 @@ def run(service: SearchService, questions: list[dict[str, Any]], relevant: dict[
     rows, knn_took = [], []
     for q in questions:
         sent: list[tuple[Any, Any, Any]] = []
-        result = service.search(SearchParams(q=q["q"]), trace=lambda r, b, a: sent.append((r, b, a)))
+        result = service.search(SearchParams(q=q["q"]), trace=lambda r, b, a, sent=sent: sent.append((r, b, a)))
         top = [h.id for h in result.hits[:10]]
         knn_took += [a["took"] for r, _, a in sent if isinstance(r, Nearest) and isinstance(a, dict)]
         rows.append({"id": q["id"], "q": q["q"], "total": result.total, "by_meaning": result.by_meaning,
@@ -58,9 +58,10 @@ def main() -> None:
     parser.add_argument("--alias", required=True)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--weight", type=float, help="meaning's weight in the fusion (default: the config's)")
+    parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a set judged like descriptive.json")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["queries"]
+    questions = json.loads(args.questions.read_text(encoding="utf-8"))["queries"]
     judge = Judge(papers(args.corpus))
     relevant = {q["id"]: {judge.ids[i] for i in set.intersection(*(judge.group(g) for g in q["judge"]))}
                 for q in questions}

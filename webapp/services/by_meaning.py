@@ -72,15 +72,20 @@ class MeaningSearch:
             return ByMeaning()
         text = plan.meaning_text(search.parsed)
         m = self.config.meaning
-        requests = [plan.WordRanks(outcome.page, m.window), plan.Nearest(outcome.page, tuple(vector), text)]
-        ranks, near = self.access.send(requests, "meaning", bodies.body, trace, _may_fail)
-        if not isinstance(ranks, dict) or not isinstance(near, dict):
+        shown = outcome.shown.answer["hits"]["hits"]
+        ranks = plan.WordRanks(outcome.page, m.window)
+        # Every word match is on the first page already (none, or fewer than a page): its order is the words' ranks.
+        whole = params.offset == 0 and outcome.shown.exact and outcome.shown.total <= len(shown)
+        requests = [plan.Nearest(outcome.page, tuple(vector), text), *([] if whole else [ranks])]
+        answers = self.access.send(requests, "meaning", bodies.body, trace, _may_fail)
+        if not all(isinstance(a, dict) for a in answers):
             return ByMeaning(unavailable=True)
-        word_hits, near_hits = ranks["hits"]["hits"], near["hits"]["hits"]
+        near_hits = answers[0]["hits"]["hits"]  # type: ignore[index]
+        word_hits = shown if whole else answers[1]["hits"]["hits"]  # type: ignore[index]
         order = fuse([([h["_id"] for h in word_hits], 1.0), ([h["_id"] for h in near_hits], m.weight)],
                      m.rank_constant)
-        pool = {h["_id"]: h for h in (*near_hits, *(word_hits if requests[0].with_fields else ()))}
-        pool |= {h["_id"]: h for h in outcome.shown.answer["hits"]["hits"]}  # the shown page's, with highlights
+        pool = {h["_id"]: h for h in (*near_hits, *(word_hits if ranks.with_fields else ()))}
+        pool |= {h["_id"]: h for h in shown}  # the shown page's, with highlights
         alone = frozenset(h["_id"] for h in near_hits if bodies.BY_WORDS not in h.get("matched_queries", ()))
-        shown = [pool[i] for i in order[params.offset:params.offset + params.size] if i in pool]
-        return ByMeaning(Fused(shown, alone, len(alone)))
+        page = [pool[i] for i in order[params.offset:params.offset + params.size] if i in pool]
+        return ByMeaning(Fused(page, alone, len(alone)))
