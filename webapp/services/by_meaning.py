@@ -87,5 +87,7 @@ class MeaningSearch:
         pool = {h["_id"]: h for h in (*near_hits, *(word_hits if ranks.with_fields else ()))}
         pool |= {h["_id"]: h for h in shown}  # the shown page's, with highlights
         alone = frozenset(h["_id"] for h in near_hits if bodies.BY_WORDS not in h.get("matched_queries", ()))
+        for i in alone & pool.keys():  # a paper found by meaning alone shows no mark, even of one word it contains
+            pool[i] = {k: v for k, v in pool[i].items() if k != "highlight"}
         page = [pool[i] for i in order[params.offset:params.offset + params.size] if i in pool]
         return ByMeaning(Fused(page, alone, len(alone)))
