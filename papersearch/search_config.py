@@ -245,6 +245,7 @@ class Meaning(Section):
     rank_constant: Annotated[int, Field(ge=1)]
     window: Annotated[int, Field(ge=1, le=1000)]
     similar_weight: Annotated[float, Field(ge=0)]
+    keep_word_order: bool  # meaning slots its papers in among the word matches without reordering them
     # The least cosine a paper must have to the query's (min_similarity) or the liked paper's vector
     # (similar_min_similarity) to come by meaning: the nearest k are found for any text, related or not.
     min_similarity: Annotated[float, Field(ge=-1, le=1)]

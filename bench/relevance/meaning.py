@@ -58,6 +58,7 @@ def main() -> None:
     parser.add_argument("--alias", required=True)
     parser.add_argument("--corpus", type=Path, required=True)
     parser.add_argument("--weight", type=float, help="meaning's weight in the fusion (default: the config's)")
+    parser.add_argument("--reorder", action="store_true", help="fuse fully (keep_word_order false)")
     parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a set judged like descriptive.json")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
@@ -66,8 +67,9 @@ def main() -> None:
     relevant = {q["id"]: {judge.ids[i] for i in set.intersection(*(judge.group(g) for g in q["judge"]))}
                 for q in questions}
     config = search_config()
-    if args.weight is not None:
-        config = config.model_copy(update={"meaning": config.meaning.model_copy(update={"weight": args.weight})})
+    changes = {**({"weight": args.weight} if args.weight is not None else {}),
+               **({"keep_word_order": False} if args.reorder else {})}
+    config = config.model_copy(update={"meaning": config.meaning.model_copy(update=changes)})
     service = SearchService(make_client("web"), args.alias, config)
     matcher = concepts.matcher()
     with_concepts = [q["id"] for q in questions if xp.expansions(parse_query(q["q"]).terms, matcher, 8, 8, 64)]
@@ -85,6 +87,7 @@ def main() -> None:
               "embed_ms_p50": round(statistics.median(embed_ms), 1), "embed_ms_max": round(max(embed_ms), 1),
               "knn_took_ms_p50": statistics.median(meant["knn_took_ms"] or [0]),
               "knn_took_ms_max": max(meant["knn_took_ms"] or [0]), "weight": config.meaning.weight,
+              "keep_word_order": config.meaning.keep_word_order,
               "per_question": [{"id": w["id"], "q": w["q"], "words": w["p10"], "meaning": m["p10"],
                                 "total_words": w["total"], "by_meaning": m["by_meaning"]}
                                for w, m in zip(words["rows"], meant["rows"], strict=True)]}

@@ -478,10 +478,10 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
-    assert versions.schema_of(admin, old) == index_definition.schema_version() == 5
+    assert versions.schema_of(admin, old) == index_definition.schema_version() == 6  # 6: meaning_vector
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
     assert index_definition.built_schema(mapping["_meta"]) == 1  # its older papers lack the new fields
-    assert {"record_type", "subjects", "math", "author_keys"} <= set(mapping["properties"])
+    assert {"record_type", "subjects", "math", "author_keys", "meaning_vector"} <= set(mapping["properties"])
     assert "as_written" in mapping["properties"]["authors"]["fields"]
     source = admin.get(index=old, id="discipline")["_source"]
     assert (source["record_type"], source["subjects"], source["venue"]) == ("journal-article", ["中医学/中药学"], "")

@@ -57,3 +57,12 @@ def test_an_encoder_that_fails_is_unavailable_not_an_error(monkeypatch: pytest.M
     meaning._query_vector.cache_clear()
     with pytest.raises(meaning.EncoderUnavailable, match="broken weights"):
         meaning.query_vector("anything at all")
+
+
+def test_interleaving_keeps_the_word_matches_in_their_order() -> None:
+    from webapp.services.results.fusion import interleave
+
+    words, near = ["w1", "w2", "w3"], ["w3", "m1", "m2"]
+    assert interleave(words, near, 0.5, 60) == ["w1", "w2", "w3", "m1", "m2"]  # w3's meaning lifts no word match
+    assert interleave(words, ["m1"], 2.0, 60) == ["m1", "w1", "w2", "w3"]  # a strong meaning hit goes first
+    assert interleave([], near, 0.5, 60) == near

@@ -20,7 +20,7 @@ from webapp.services.es.access import EsAccess, Trace
 from webapp.services.plan import meaning as plan
 from webapp.services.plan.ladder import Outcome, Search
 from webapp.services.query.parser import ParsedQuery
-from webapp.services.results.fusion import fuse
+from webapp.services.results.fusion import fuse, interleave
 
 log = logging.getLogger(__name__)
 # What `vector` gives: the query's vector, None (meaning not wanted) or why the encoder could not make it.
@@ -82,8 +82,9 @@ class MeaningSearch:
             return ByMeaning(unavailable=True)
         near_hits = answers[0]["hits"]["hits"]  # type: ignore[index]
         word_hits = shown if whole else answers[1]["hits"]["hits"]  # type: ignore[index]
-        order = fuse([([h["_id"] for h in word_hits], 1.0), ([h["_id"] for h in near_hits], m.weight)],
-                     m.rank_constant)
+        words, near = [h["_id"] for h in word_hits], [h["_id"] for h in near_hits]
+        order = (interleave(words, near, m.weight, m.rank_constant) if m.keep_word_order
+                 else fuse([(words, 1.0), (near, m.weight)], m.rank_constant))
         pool = {h["_id"]: h for h in (*near_hits, *(word_hits if ranks.with_fields else ()))}
         pool |= {h["_id"]: h for h in shown}  # the shown page's, with highlights
         alone = frozenset(h["_id"] for h in near_hits if bodies.BY_WORDS not in h.get("matched_queries", ()))
