@@ -175,6 +175,18 @@ def run_prune(args: argparse.Namespace, session: Session) -> int:
     return EXIT_OK
 
 
+def _meaning_note(info: dict) -> str | None:
+    """What `status` says when the live version's vectors are not the ones this version searches with."""
+    from papersearch import meaning
+
+    live = next((v for v in info["versions"] if v["live"]), None)
+    if live is None or not meaning.enabled() or live["meaning"] == meaning.MODEL:
+        return None
+    built = f"with the model {live['meaning']}" if live["meaning"] else "without vectors of meaning"
+    return (f"note: {live['name']} was built {built}; this version searches with {meaning.MODEL}: reindex to "
+            f"search it by meaning (or set PAPERSEARCH_MEANING=0)")
+
+
 @command
 def run_status(args: argparse.Namespace, session: Session) -> int:
     import json
@@ -195,7 +207,11 @@ def run_status(args: argparse.Namespace, session: Session) -> int:
         print(f"  shard {s['shard']} {'primary' if s['primary'] else 'replica'}  {s['state']}  {s['node'] or '-'}")
     for v in info["versions"]:
         flags = ("live " if v["live"] else "") + ("" if v["complete"] else "INCOMPLETE ")
-        print(f"  {v['name']}  {v['docs']:>9} docs  profile {v['profile']}  schema {v['schema']}  {flags}".rstrip())
+        vectors = f"meaning {v['meaning']}" if v["meaning"] else "no vectors"
+        print(f"  {v['name']}  {v['docs']:>9} docs  profile {v['profile']}  schema {v['schema']}  {vectors}  "
+              f"{flags}".rstrip())
+    if (note := _meaning_note(info)) is not None:
+        print(note)
     if info["build_lock"]:
         print(f"build lock held by {info['build_lock'].get('owner')} since {info['build_lock'].get('started')}")
     return EXIT_OK

@@ -14,7 +14,7 @@ from datetime import UTC, datetime
 
 from elasticsearch import ApiError, Elasticsearch
 
-from papersearch import index_definition
+from papersearch import index_definition, meaning
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +27,7 @@ class Version:
     live: bool
     profile: str | None
     schema: int = 1  # config/index.json schema_version it was built with (1: before versions recorded it)
+    meaning: str | None = None  # the model of its vectors of meaning (_meta.meaning_model); None: built without
 
 
 def version_pattern(alias: str) -> re.Pattern[str]:
@@ -45,6 +46,8 @@ def create(client: Elasticsearch, alias: str, profile: index_definition.Profile,
     body = index_definition.index_body(profile, shards=shards, replicas=replicas)
     body["settings"]["refresh_interval"] = "-1"
     body["mappings"]["_meta"]["complete"] = False
+    if meaning.enabled():  # the model its vectors come from: `status` and the webapp compare it with theirs
+        body["mappings"]["_meta"][meaning.META_KEY] = meaning.MODEL
     client.indices.create(index=name, **body)
     return name
 
@@ -95,7 +98,8 @@ def versions(client: Elasticsearch, alias: str) -> list[Version]:
     for name in names:
         meta = found[name]["mappings"].get("_meta", {})
         out.append(Version(name, counts.get(name, 0), bool(meta.get("complete")), name == live,
-                           meta.get("analysis_profile"), int(meta.get("schema_version", 1))))
+                           meta.get("analysis_profile"), int(meta.get("schema_version", 1)),
+                           meta.get(meaning.META_KEY)))
     return out
 
 

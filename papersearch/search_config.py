@@ -252,6 +252,32 @@ class Similar(Section):
     minimum_should_match: str
 
 
+class Meaning(Section):
+    """Search by meaning (papersearch/meaning.py): the vector field, the kNN and its fusion with the words."""
+
+    enabled: bool
+    field: str
+    k: Annotated[int, Field(ge=1, le=1000)]
+    num_candidates: Annotated[int, Field(ge=1, le=10_000)]
+    weight: Annotated[float, Field(ge=0)]
+    rank_constant: Annotated[int, Field(ge=1)]
+    window: Annotated[int, Field(ge=1, le=1000)]
+    similar_weight: Annotated[float, Field(ge=0)]
+    keep_word_order: bool  # meaning slots its papers in among the word matches without reordering them
+    # The least cosine a paper must have to the query's (min_similarity) or the liked paper's vector
+    # (similar_min_similarity) to come by meaning: the nearest k are found for any text, related or not.
+    min_similarity: Annotated[float, Field(ge=-1, le=1)]
+    similar_min_similarity: Annotated[float, Field(ge=-1, le=1)]
+    batch: Annotated[int, Field(ge=1, le=4096)]
+    text_chars: Annotated[int, Field(ge=1)]
+
+    @model_validator(mode="after")
+    def _enough_candidates(self) -> Meaning:
+        if self.num_candidates < self.k:
+            raise ValueError(f"num_candidates {self.num_candidates} is below k {self.k}")
+        return self
+
+
 class SearchConfig(Section):
     query_fields: Weights
     phrase_fields: Weights
@@ -282,6 +308,7 @@ class SearchConfig(Section):
     query_cost: QueryCost
     suggest_field: str
     similar: Similar
+    meaning: Meaning
 
     @model_validator(mode="after")
     def _names_agree(self) -> SearchConfig:

@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     metrics_bind: str | None = Field(default=None, validation_alias="PAPERSEARCH_METRICS_BIND",
                                      pattern=r"^\[?[0-9A-Za-z.:-]*\]?:[0-9]{1,5}$")
     query_log: bool = Field(default=True, validation_alias="PAPERSEARCH_QUERY_LOG")
+    # Search by meaning (sentence vectors, papersearch/meaning.py): off for a site that cannot afford the vectors'
+    # disk, heap and embedding time; config/index.json search.meaning.enabled is the other half (both must be on).
+    meaning: bool = Field(default=True, validation_alias="PAPERSEARCH_MEANING")
     query_log_index: str = Field(default=querylog_schema.DEFAULT_BASE, validation_alias="PAPERSEARCH_QUERY_LOG_INDEX",
                                  pattern=querylog_schema.BASE_RE)
     # papersearch-admin backup/backups/restore: the site's snapshot repository, registered on first use as an

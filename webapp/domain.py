@@ -104,6 +104,8 @@ class Hit(BaseModel):
     doi: str | None = None  # "10.1000/xyz", where the record has one
     arxiv_id: str | None = None  # "2101.00001", where the record has one
     languages: list[str] = []  # what the paper is written in: "en", "zh"
+    # Found by meaning alone (its vector is near the query's, none of the words matched it: nothing is marked).
+    by_meaning: bool = False
     added: datetime | None = None  # when it was added to the index (kept across reindexes; papersearch/added.py)
     published: date | None = None  # its publication date, where the source has one (arXiv: the first version's)
     score: float | None = None
@@ -214,6 +216,10 @@ class SearchResult(BaseModel):
     # author: names no paper has, for which similar names were searched (fallback "similar_authors": said so).
     similar_authors: list[str] = []
     query_id: str | None = None  # the query-log id of this search (clicks refer to it); None when not logged
+    # Search by meaning (DECISIONS.md D-198): how many of `total` were found by meaning alone, and whether it was
+    # wanted but could not answer (the encoder or the kNN failed: the words answered alone).
+    by_meaning: int = 0
+    meaning_unavailable: bool = False
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -33,8 +33,18 @@ PARAMS = ("area", "subarea", "venue", "year", "year_from", "year_to", "sort", "p
 
 def _found(answer: Any) -> str:
     answers = answer if isinstance(answer, list) else [answer]
-    totals = [a["hits"].get("total", {}).get("value", "–") if "hits" in a else "error" for a in answers]
+    # Without a total (search by meaning's requests count nothing): the hits it answered.
+    totals = [(a["hits"]["total"]["value"] if "total" in a["hits"] else f"{len(a['hits']['hits'])} answered")
+              if "hits" in a else "error" for a in answers]
     return "found " + ", ".join(map(str, totals)) + (" (one per body)" if len(totals) > 1 else "")
+
+
+def _short_vectors(body: Any) -> Any:
+    """The body with a query vector (512 numbers, search by meaning) shown by its first three and its length."""
+    if isinstance(body, dict):
+        return {k: (f"[{', '.join(f'{x:.4f}' for x in v[:3])}, … {len(v)} numbers]" if k == "query_vector"
+                    else _short_vectors(v)) for k, v in body.items()}
+    return [_short_vectors(v) for v in body] if isinstance(body, list) else body
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -67,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(body, ensure_ascii=False))
             continue
         print(f"--- request {i} of {len(sent)}: {describe(request)}\n    {_found(answer)}")
-        print(json.dumps(body, ensure_ascii=False, indent=1))
+        print(json.dumps(_short_vectors(body), ensure_ascii=False, indent=1))
     if not args.json:
         print(f"--- shown: {result.total} papers" + (f", fallbacks {', '.join(result.fallbacks)}"
                                                      if result.fallbacks else ""))

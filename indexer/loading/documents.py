@@ -17,7 +17,7 @@ from papersearch import added as added_date
 from papersearch import concepts, record_types, tex
 from papersearch import text as t
 from papersearch.author_keys import WORDS_FIELD, author_keys, key_words
-from papersearch.index_definition import concepts_config
+from papersearch.index_definition import concepts_config, search_config
 from papersearch.introduces import FIELD as INTRODUCES
 from papersearch.introduces import introduced
 from papersearch.suggest_inputs import author_inputs
@@ -56,6 +56,7 @@ class DocumentBuilder:
         self._concepts_field, self._tagged = config["field"], config["tagged_fields"]
         self._language_field, self._languages = config["language_field"], config["languages"]
         self._record_types = record_types.rules()
+        self._vector_field = search_config().meaning.field
 
     def topic(self, area: str | None, subarea: str | None) -> TopicFields:
         """A known topic in its canonical spelling; an unknown one as `Taxonomy.resolve` files it (counted)."""
@@ -71,7 +72,7 @@ class DocumentBuilder:
             self._known[key] = fields
         return fields
 
-    def build(self, paper: Paper) -> dict[str, Any]:
+    def build(self, paper: Paper, vector: Any = None) -> dict[str, Any]:
         """The document to index (every key always present; absent text is "", absent scalars None).
 
         Adds: topic_path ("Area > Subarea" / "Area"), topic_labels_zh, topic_known, heading, suggest
@@ -81,8 +82,9 @@ class DocumentBuilder:
         surname), record_type (the record's, else by config/record_types.json, which also moves a venue that is
         a discipline to subjects), math (the formulas of title and abstract as Unicode: papersearch/tex.py),
         introduces (the names its title and abstract introduce, "LoRA": papersearch/introduces.py), concepts (ids
-        of the glossary concepts the paper names, config/concepts.tsv), languages ("en", "zh":
-        which it is written in) and, last, so that the loader can replace it in place, added (the load's date).
+        of the glossary concepts the paper names, config/concepts.tsv), languages ("en", "zh": which it is written
+        in), its vector of meaning when given (papersearch/meaning.py: absent, not null, when meaning is off) and,
+        last, so that the loader can replace it in place, added (the load's date).
         """
         doc = paper.__dict__.copy()  # the fields as validated: plain values, a third of model_dump()'s cost
         topic = self.topic(paper.topic_area, paper.topic_subarea)
@@ -109,6 +111,8 @@ class DocumentBuilder:
         )
         doc[self._concepts_field] = self._tag(self.tagged_texts(doc))
         doc[self._language_field] = [lang for lang, fields in self._languages.items() if any(doc[f] for f in fields)]
+        if vector is not None:
+            doc[self._vector_field] = vector  # a float32 array: serialised by orjson's numpy option (prepare.py)
         doc[added_date.FIELD] = self.added
         return doc
 

@@ -56,6 +56,9 @@ class LoadStats:
     rejected: int = 0
     failed: int = 0
     seconds: float = 0.0
+    embedded: int = 0  # papers the encoder read (search by meaning), vectors from the cache, encoder seconds
+    reused: int = 0
+    embed_seconds: float = 0.0
     unknown_topics: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -64,7 +67,14 @@ class LoadStats:
 
     def summary(self) -> str:
         return (f"read {self.read}, indexed {self.indexed} ({self.created} new, {self.updated} updated), "
-                f"rejected {self.rejected}, failed {self.failed}, {self.seconds:.1f}s ({self.rate:.0f} docs/s)")
+                f"rejected {self.rejected}, failed {self.failed}, {self.seconds:.1f}s ({self.rate:.0f} docs/s)"
+                + self.vectors_summary())
+
+    def vectors_summary(self) -> str:
+        if not (self.embedded or self.reused):
+            return ""
+        rate = f" at {self.embedded / self.embed_seconds:.0f} papers/s" if self.embed_seconds else ""
+        return f"; vectors: {self.embedded} embedded{rate}, {self.reused} from the cache"
 
 
 class _Sender:
@@ -81,6 +91,9 @@ class _Sender:
         while not self.stopped and (chunk := self.producer.next()) is not None:
             with self.lock:
                 self.stats.read += chunk.read
+                if chunk.embedded + chunk.reused > self.stats.embedded + self.stats.reused:  # counts so far
+                    self.stats.embedded, self.stats.reused = chunk.embedded, chunk.reused
+                    self.stats.embed_seconds = chunk.embed_seconds
                 self.stats.rejected += len(chunk.rejects)
                 for reject in chunk.rejects:
                     self.rejects.write(reject)
@@ -89,8 +102,9 @@ class _Sender:
                     carry_over(self.client, self.dates_from, chunk, self.producer.added)
                 self.send(chunk)
             with self.lock:
+                vectors = {"embedded": self.stats.embedded} if self.stats.embedded else {}
                 self.progress.show(chunk.position, indexed=self.stats.indexed, rejected=self.stats.rejected,
-                                   failed=self.stats.failed)
+                                   failed=self.stats.failed, **vectors)
 
     def send(self, chunk: Chunk) -> None:
         pending = list(range(len(chunk)))

@@ -23,12 +23,14 @@ from typing import Any, Protocol
 
 import orjson
 
+from indexer.loading import vectors
 from indexer.loading.documents import DocumentBuilder
 from indexer.loading.models import Paper
 from indexer.loading.readers import Source, SourceError, located_records, open_source, sniff
 from indexer.loading.rejects import Reject
 from papersearch import added as added_date
-from papersearch import concepts
+from papersearch import concepts, meaning
+from papersearch.index_definition import search_config
 from papersearch.taxonomy import Taxonomy
 
 CHUNK_DOCS = 1000
@@ -51,6 +53,9 @@ class Chunk:
     files: list[tuple[int, str]] = field(default_factory=list)  # (first document's index, input file)
     rejects: list[Reject] = field(default_factory=list)  # rejected since the previous chunk, in file order
     read: int = 0  # input records behind this chunk (papers and rejects)
+    embedded: int = 0  # papers embedded so far in this load (the encoder ran), vectors found in the cache, seconds
+    reused: int = 0  # in the encoder: the producer's counts when this chunk was handed over
+    embed_seconds: float = 0.0
     position: int = 0  # input bytes (as stored, so compressed for gzip) consumed so far, all sources
 
     def add(self, paper: Paper, file: str, line: int | None, document: bytes) -> None:
@@ -115,19 +120,25 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], N
     """Read every source in order and put Chunks, then Finished (or Failed), with put(); `added`: the
     date written into every document (papersearch.added)."""
     unknown_before = Counter(taxonomy.unknown)
-    dumps = orjson.dumps
     chunk = Chunk()
     done_bytes = 0
+    embedder = None
     try:
         # Builds the concept matcher (about half a second): here, beside the admin's own start-up.
         builder = DocumentBuilder(taxonomy, added)
+        embedder = vectors.embedder()
+        batch = search_config().meaning.batch
         for source in sources:
             with open_source(source) as (raw, f):
-                for line, record in located_records(source, f, taxonomy):
+                for line, record, vector in vectors.with_vectors(located_records(source, f, taxonomy), embedder,
+                                                                 batch):
+                    if embedder is not None:
+                        chunk.embedded, chunk.reused = embedder.embedded, embedder.reused
+                        chunk.embed_seconds = embedder.seconds
                     if isinstance(record, Reject):
                         chunk.rejects.append(record)
                     else:
-                        document = dumps(builder.build(record))
+                        document = orjson.dumps(builder.build(record, vector), option=orjson.OPT_SERIALIZE_NUMPY)
                         if chunk.offsets and len(chunk.body) + len(document) + 100 > CHUNK_BYTES:
                             chunk.position = done_bytes + raw.tell()
                             put(chunk)
@@ -147,8 +158,13 @@ def produce(sources: list[Source], taxonomy: Taxonomy, put: Callable[[object], N
         put(Failed(exc.reason, path=exc.path))
     except concepts.GlossaryError as exc:
         put(Failed(str(exc), problems=exc.problems))
+    except meaning.EncoderUnavailable as exc:  # vectors are on but cannot be made: say so (PAPERSEARCH_MEANING=0)
+        put(Failed(f"{exc}; switch search by meaning off with PAPERSEARCH_MEANING=0 to load without vectors"))
     except Exception:
         put(Failed(traceback.format_exc()))
+    finally:
+        if embedder is not None:
+            embedder.close()
 
 
 def check_sources(paths: list[Path], taxonomy: Taxonomy) -> list[Source]:

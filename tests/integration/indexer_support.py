@@ -39,6 +39,9 @@ def admin_env(cluster, alias: str, **extra: str) -> dict[str, str]:
         ES_PASSWORD=cluster.indexer[1],
         PAPERSEARCH_ALIAS=alias,
         PAPERSEARCH_LOCAL_DIR=str(CLI_LOCAL_DIR["path"]),
+        # The CLI's tests are about loading (locks, memory, rejects, versions) on up to 100,000 synthetic papers:
+        # without vectors, which would take the encoder most of an hour; test_search_by_meaning.py builds with them.
+        PAPERSEARCH_MEANING="0",
         PYTHONUNBUFFERED="1",
     )
     env.update(extra)

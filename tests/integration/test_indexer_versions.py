@@ -123,12 +123,16 @@ def test_status_json(cluster, alias: str) -> None:
     assert info["cluster"]["status"] in {"green", "yellow"}
     profile, schema = index_definition.choose_profile(es), index_definition.schema_version()
     assert info["versions"] == [
-        {"name": second, "docs": 40, "complete": True, "live": True, "profile": profile, "schema": schema},
+        {"name": second, "docs": 40, "complete": True, "live": True, "profile": profile, "schema": schema,
+         "meaning": None},  # built without vectors (the CLI's tests run with PAPERSEARCH_MEANING=0)
         {"name": first, "docs": len(expected_page(SEEDS[0])), "complete": True, "live": False, "profile": profile,
-         "schema": schema},
+         "schema": schema, "meaning": None},
     ]
     text = run_admin(cluster, alias, "status")
     assert f"alias {alias} → {second}" in text.stdout
+    assert "no vectors" in text.stdout and "note:" not in text.stdout  # meaning is off: nothing to reindex for
+    meant = run_admin(cluster, alias, "status", PAPERSEARCH_MEANING="1")
+    assert f"note: {second} was built without vectors of meaning" in meant.stdout  # issue 55.2
 
 
 def test_prune_removes_leftovers_and_old_versions_and_dry_runs_change_nothing(cluster, alias: str, monkeypatch,

@@ -467,7 +467,8 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
 
     admin = cluster.client("admin")
     body = index_definition.index_body("core")
-    for field in ("record_type", "subjects", "math", "author_keys", "author_key_words", "published", "introduces"):
+    for field in ("record_type", "subjects", "math", "author_keys", "author_key_words", "published", "introduces",
+                  "meaning_vector"):
         del body["mappings"]["properties"][field]
     del body["mappings"]["properties"]["authors"]["fields"]["as_written"]
     body["mappings"]["_meta"] = {"analysis_profile": "core", "complete": True}
@@ -479,10 +480,12 @@ def test_add_brings_an_older_versions_mapping_up_to_date(cluster, alias, tmp_pat
         report = operations.add(cluster.client("indexer"), cluster.settings(alias),
                                 [write_jsonl(tmp_path / "new.jsonl", [RECORDS[3]])], rejects, progress=False)
     assert report.stats.created == 1 and report.stats.failed == 0
+    # 6: published, introduces, meaning_vector
     assert versions.schema_of(admin, old) == index_definition.schema_version() == 6
     mapping = admin.indices.get_mapping(index=old)[old]["mappings"]
     assert index_definition.built_schema(mapping["_meta"]) == 1  # its older papers lack the new fields
-    assert {"record_type", "subjects", "math", "author_keys", "published"} <= set(mapping["properties"])
+    assert {"record_type", "subjects", "math", "author_keys", "published", "introduces",
+            "meaning_vector"} <= set(mapping["properties"])
     assert "as_written" in mapping["properties"]["authors"]["fields"]
     source = admin.get(index=old, id="discipline")["_source"]
     assert (source["record_type"], source["subjects"], source["venue"]) == ("journal-article", ["中医学/中药学"], "")

@@ -13,6 +13,7 @@ import pytest
 from elasticsearch import Elasticsearch
 from search_service_support import _records, big, ids, search
 
+from papersearch import meaning
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchUnavailable
 from webapp.services.search import SearchService
@@ -186,10 +187,12 @@ def test_did_you_mean_keeps_the_rest_of_the_query(service):
     assert 'deraining "image" -zebra' in (fixed.showing_for, fixed.did_you_mean)
 
 
-def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_the_relaxed_request(service):
+def test_the_spelling_check_only_when_too_few_and_the_did_you_mean_check_with_the_relaxed_request(service,
+                                                                                                 monkeypatch):
     """A search that finds enough sends one request; one that finds too few checks its words' spelling in one
     _msearch, then, when nothing has the words and a correction exists, the corrected query's page (on a core
     index the spelling check goes with the first request)."""
+    monkeypatch.setattr(meaning, "enabled", lambda: False)  # the ladder's rounds alone: meaning's is one more
     sent: list[str] = []
     forward = service.client.perform_request
 

@@ -33,6 +33,7 @@ class World:
     counts: dict[str, int] = field(default_factory=dict)
     relaxed: int | None = None
     suggestions: dict[str, list[tuple[str, float, int]]] = field(default_factory=dict)
+    meaning: str | None = None  # the model of the index's vectors of meaning (its _meta); papers' vector then
 
     def total(self, body: Body) -> int:
         text = json.dumps(body, ensure_ascii=False).casefold()
@@ -45,8 +46,11 @@ class World:
         limit = body.get("track_total_hits")
         if type(limit) is int and total > limit:  # counted up to a limit, as Elasticsearch does
             total, relation = limit, "gte"
+        paper = PAPER
+        if self.meaning and isinstance(body.get("_source"), dict) and body["_source"].get("exclude_vectors") is False:
+            paper = {**PAPER, "_source": {**PAPER["_source"], "meaning_vector": [0.25, 0.5]}}
         answer: Body = {"took": 1, "hits": {"total": {"value": total, "relation": relation},
-                                            "hits": [PAPER] if total and body.get("size", 10) else []}}
+                                            "hits": [paper] if total and body.get("size", 10) else []}}
         if "suggest" in body:
             suggest = dict(body["suggest"])
             words = str(suggest.pop("text", "")).split()
@@ -83,7 +87,9 @@ class _Indices:
         self.world = world
 
     def get_mapping(self, index: str) -> _Response:
-        return _Response({"papers-v1": {"mappings": {"_meta": {"analysis_profile": self.world.profile}}}})
+        meta = {"analysis_profile": self.world.profile, **({"meaning_model": self.world.meaning} if self.world.meaning
+                                                             else {})}
+        return _Response({"papers-v1": {"mappings": {"_meta": meta}}})
 
     def exists_alias(self, name: str) -> bool:
         return True

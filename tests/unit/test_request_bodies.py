@@ -17,6 +17,7 @@ import pytest
 from syrupy.extensions.json import JSONSnapshotExtension
 from werkzeug.datastructures import MultiDict
 
+from papersearch import meaning
 from papersearch.taxonomy import Topic
 from tests.unit.recorded_requests import RecordingClient, World
 from webapp.controllers.params import RequestArgs
@@ -64,9 +65,30 @@ SEARCHES: dict[str, tuple[dict[str, Any], World, list[str]]] = {
 }
 
 
+# Search by meaning (DECISIONS.md D-198): on an index with this model's vectors, a search asks for the words' ranks
+# and the nearest papers after its ladder; the query's vector is a stand-in here (the encoder is no part of a body).
+BY_MEANING: dict[str, tuple[dict[str, Any], World, list[str]]] = {
+    "by-meaning": ({"q": "根据文字描述生成图片的模型"}, World(meaning=meaning.MODEL), []),
+    "by-meaning-filtered-phrase-exclusion": ({"q": 'text to image "diffusion" -video author:hinton', "year": "2023",
+                                              "venue": "ICLR"}, World(meaning=meaning.MODEL), []),
+    "by-meaning-nothing-matches": ({"q": "qwxzv"}, World(counts={"qwxzv": 0}, meaning=meaning.MODEL), []),
+    "by-meaning-sorted-by-year": ({"q": "diffusion models", "sort": "year"}, World(meaning=meaning.MODEL), []),
+    "by-meaning-other-model": ({"q": "diffusion models"}, World(meaning="another model"), []),
+}
+
+
 @pytest.fixture
 def snapshot_json(snapshot: Any) -> Any:
     return snapshot.use_extension(JSONSnapshotExtension)
+
+
+@pytest.fixture(autouse=True)
+def meaning_on(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Meaning is on where a case says so (its bodies are pinned apart); every other body is the words' alone."""
+    case = getattr(request.node, "callspec", None)
+    on = bool(case and "meaning" in str(case.params.get("case", "")))
+    monkeypatch.setattr(meaning, "enabled", lambda: on)
+    monkeypatch.setattr(meaning, "query_vector", lambda text: [0.25, 0.5])
 
 
 def service(world: World) -> tuple[SearchService, RecordingClient]:
@@ -94,6 +116,16 @@ def test_search_bodies(case: str, snapshot_json: Any) -> None:
     assert pinned({"outcome": outcome, "requests": client.sent}) == snapshot_json
 
 
+@pytest.mark.parametrize("case", BY_MEANING)
+def test_search_bodies_by_meaning(case: str, snapshot_json: Any) -> None:
+    url, world, fallbacks = BY_MEANING[case]
+    search, client = service(world)
+    result = search.search(params(url))
+    assert result.fallbacks == fallbacks
+    outcome = {"by_meaning": result.by_meaning, "meaning_unavailable": result.meaning_unavailable}
+    assert pinned({"outcome": outcome, "requests": client.sent}) == snapshot_json
+
+
 LOOKUPS = {
     "paper": lambda s: s.papers.get_paper("p1"),
     "paper-and-similar": lambda s: s.papers.paper_and_similar("p1"),
@@ -101,12 +133,14 @@ LOOKUPS = {
     "suggest-title": lambda s: s.papers.suggest("gra"),
     "suggest-author": lambda s: s.papers.suggest("Bengio"),
     "suggest-chinese": lambda s: s.papers.suggest("图神经"),
+    "paper-and-similar-by-meaning": lambda s: s.papers.paper_and_similar("p1"),
+    "similar-by-meaning": lambda s: s.papers.similar("p1", size=5),
 }
 
 
 @pytest.mark.parametrize("case", LOOKUPS)
 def test_lookup_bodies(case: str, snapshot_json: Any) -> None:
-    search, client = service(World())
+    search, client = service(World(meaning=meaning.MODEL if "meaning" in case else None))
     LOOKUPS[case](search)
     assert pinned(client.sent) == snapshot_json
 

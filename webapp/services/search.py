@@ -16,7 +16,7 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from papersearch import concepts, index_definition
+from papersearch import concepts, index_definition, meaning
 from papersearch.taxonomy import Taxonomy
 from papersearch.text import plain_spelling
 from webapp.domain import (
@@ -29,6 +29,7 @@ from webapp.domain import (
 )
 from webapp.services.bodies import render
 from webapp.services.bodies.facets import KNOWN
+from webapp.services.by_meaning import MeaningSearch
 from webapp.services.es.access import EsAccess, Trace
 from webapp.services.es.errors import es_errors
 from webapp.services.facets.labels import TopicLabels
@@ -83,12 +84,15 @@ class SearchService:
         self.papers = PaperLookups(self.access, self.labels, ConceptSuggester(self.matcher.glossary),
                                    completion.get("max_input_length", 50))
         self._live: tuple[float, pr.Live] = (0.0, pr.Live())
+        self.meaning = MeaningSearch(self.access)
 
     # --- search ------------------------------------------------------------------------------------
 
     def search(self, params: SearchParams, trace: Trace | None = None,
                prepared: Prepared | None = None) -> SearchResult:
         """`prepared`: the query as the request's price parsed it (else it is parsed here)."""
+        prepared = self._prepared(params, prepared)
+        vector = self.meaning.vector(params, prepared.parsed)
         self.access.start_budget()
         s = self.plan(params, prepared)
         ladder = s.rounds(lambda parsed: tuple(self._expansions(parsed, params)))
@@ -106,13 +110,18 @@ class SearchService:
         aggregations = outcome.aggregations if outcome.facets else answer.get("aggregations", {})
         params = as_indexed(aggregations or {}, params, self.config)  # venue=iclr shown as ICLR (issue 57.7)
         window = self.config.max_result_window
-        too_deep = params.too_deep_for(shown.total, window, shown.exact)
+        meant = self.meaning.around(s, outcome, params, vector, trace)
+        fused = meant.fused
+        total = shown.total + (fused.meaning_only if fused else 0)
+        too_deep = params.too_deep_for(total, window, shown.exact)
+        raw_hits = fused.hits if fused else answer["hits"]["hits"]
+        alone = fused.alone if fused else frozenset()
         return SearchResult(
             params=params,
-            total=shown.total,
+            total=total,
             total_is_exact=shown.exact,
             took_ms=answer.get("took", 0),
-            hits=[] if too_deep else [self._hit(h, outcome.page, outcome.partial) for h in answer["hits"]["hits"]],
+            hits=[] if too_deep else [self._hit(h, outcome.page, outcome.partial, h["_id"] in alone) for h in raw_hits],
             facets=facets(aggregations or {}, params, self.config, self.labels),
             facets_are_estimates=bool(outcome.facets and outcome.facets.probability < 1),
             did_you_mean=outcome.did_you_mean,
@@ -121,10 +130,12 @@ class SearchService:
             partial_match=outcome.partial,
             expansions=[Expansion(typed=e.typed, concepts=list(e.ids), also_searched=list(e.shown),
                                   forms=[*e.en, *e.zh]) for e in outcome.found],
-            page_count=params.page_count(shown.total, window),
+            page_count=params.page_count(total, window),
             too_deep=too_deep,
             fallbacks=list(outcome.fallbacks),
             similar_authors=list(outcome.similar_authors),
+            by_meaning=fused.meaning_only if fused else 0,
+            meaning_unavailable=meant.unavailable,
         )
 
     def prepare(self, params: SearchParams) -> Prepared:
@@ -175,13 +186,14 @@ class SearchService:
         total = answer["hits"]["total"]
         return pr.Found(total["value"], total["relation"] == "eq", answer)
 
-    def _hit(self, raw: dict, shown: pr.Page, partial: PartialMatch | None) -> Hit:
+    def _hit(self, raw: dict, shown: pr.Page, partial: PartialMatch | None, by_meaning: bool = False) -> Hit:
         hit = to_hit(raw, self.labels)
         matched = raw.get("matched_queries", [])
         # In place: the hit is ours alone, so no model_copy (a second model per hit).
         hit.score = relevance_score(hit.score, matched, self.config)
         words = [(w.index, w.text) for w in shown.text.words] if partial and shown.text else []
-        hit.missing = missing_words(matched, words) if partial else []
+        hit.missing = missing_words(matched, words) if partial and not by_meaning else []
+        hit.by_meaning = by_meaning
         return hit
 
     def live_index(self) -> pr.Live:
@@ -196,7 +208,8 @@ class SearchService:
             except SearchUnavailable:
                 return pr.Live()
             meta = next(iter(mappings.values()))["mappings"].get("_meta", {})
-            live = pr.Live(meta.get("analysis_profile"), papers, index_definition.built_schema(meta))
+            live = pr.Live(meta.get("analysis_profile"), papers, index_definition.built_schema(meta),
+                           meta.get(meaning.META_KEY))
             self._live = (time.monotonic(), live)
         return live
 

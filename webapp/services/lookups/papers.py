@@ -3,12 +3,14 @@ Elasticsearch access (es/access.py: its client and time budget)."""
 
 from __future__ import annotations
 
+from papersearch import meaning
 from webapp.domain import Hit, Suggestion
 from webapp.services.es.access import EsAccess
 from webapp.services.es.errors import es_errors
 from webapp.services.facets.labels import TopicLabels
 from webapp.services.lookups import completion
 from webapp.services.lookups.concept_suggest import ConceptSuggester, by_papers
+from webapp.services.results.fusion import fuse
 from webapp.services.results.hits import to_hit
 from webapp.services.search_settings import WebSearchConfig
 
@@ -37,10 +39,10 @@ class PaperLookups:
         return to_hit(raw, self.labels, full_abstract=True) if raw else None
 
     def similar(self, paper_id: str, size: int = 5) -> list[Hit]:
-        """Papers like this one (more_like_this over the similar fields); [] for an unknown id."""
+        """Papers like this one (more_like_this over the similar fields, and by meaning); [] for an unknown id."""
         self.access.start_budget()
         raw = self._lookup(paper_id, "mlt", source=False)
-        return self._more_like(raw["_index"], paper_id, size) if raw else []
+        return self._more_like(raw, paper_id, size) if raw else []
 
     def paper_and_similar(self, paper_id: str, size: int = 5) -> tuple[Hit | None, list[Hit]]:
         """The paper page: get_paper and similar with one ids query (its hit names the concrete index)."""
@@ -48,25 +50,45 @@ class PaperLookups:
         raw = self._lookup(paper_id, "get")
         if raw is None:
             return None, []
-        return to_hit(raw, self.labels, full_abstract=True), self._more_like(raw["_index"], paper_id, size)
+        return to_hit(raw, self.labels, full_abstract=True), self._more_like(raw, paper_id, size)
 
     def _lookup(self, paper_id: str, what: str, source: bool = True) -> dict | None:
+        """The paper's hit; with its vector of meaning in "_vector" when meaning is on and the paper has one."""
+        field = self.config.meaning.field
+        if meaning.enabled():  # vectors are left out of _source unless asked for
+            wanted: dict = {"source": {"excludes": [self.config.suggest_field]} if source else {"includes": [field]}}
+            wanted["source"]["exclude_vectors"] = False
+        else:
+            wanted = {"source_excludes": [self.config.suggest_field]} if source else {"source": False}
         with es_errors(self.alias, what):
-            response = self.access.es().search(
-                index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
-                **({"source_excludes": [self.config.suggest_field]} if source else {"source": False}),
-            ).body
+            response = self.access.es().search(index=self.alias, query={"ids": {"values": [paper_id]}}, size=1,
+                                               **wanted).body
         hits = response["hits"]["hits"]
-        return hits[0] if hits else None
+        if not hits:
+            return None
+        hit = hits[0]
+        hit["_vector"] = hit.get("_source", {}).pop(field, None)
+        return hit
 
-    def _more_like(self, index: str, paper_id: str, size: int) -> list[Hit]:
+    def _more_like(self, raw: dict, paper_id: str, size: int) -> list[Hit]:
         # more_like_this needs the concrete index of the liked document (the alias may span versions).
+        words = {"query": more_like_this(raw["_index"], paper_id, self.config), "size": size}
+        if not raw.get("_vector"):  # meaning off, or a paper without a vector: the words' list alone
+            with es_errors(self.alias, "mlt"):
+                response = self.access.es().search(index=self.alias, **words,
+                                                   source_excludes=[self.config.suggest_field]).body
+            return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
+        bodies = [{**words, "_source": {"excludes": [self.config.suggest_field]}},
+                  similar_by_meaning(raw["_vector"], paper_id, size, self.config)]
         with es_errors(self.alias, "mlt"):
-            response = self.access.es().search(
-                index=self.alias, query=more_like_this(index, paper_id, self.config), size=size,
-                source_excludes=[self.config.suggest_field],
-            ).body
-        return [to_hit(h, self.labels) for h in response["hits"]["hits"]]
+            answers = self.access.es().msearch(index=self.alias, searches=[x for b in bodies for x in ({}, b)]
+                                               ).body["responses"]
+        lists = [a["hits"]["hits"] for a in answers if "error" not in a]  # meaning failing leaves the words' list
+        pool = {h["_id"]: h for hits in lists for h in hits}
+        weights = [1.0, self.config.meaning.similar_weight]
+        order = fuse([([h["_id"] for h in hits], w) for hits, w in zip(lists, weights, strict=False)],
+                     self.config.meaning.rank_constant)
+        return [to_hit(pool[i], self.labels) for i in order[:size]]
 
     # --- autocomplete ------------------------------------------------------------------------------
 
@@ -87,6 +109,15 @@ class PaperLookups:
         out: list[Suggestion] = [Suggestion(text=c.text, kind="concept", other=c.other) for c in ranked]
         out += completion.suggestions(response)
         return out[:size]
+
+
+def similar_by_meaning(vector: list[float], paper_id: str, size: int, config: WebSearchConfig) -> dict:
+    """The papers nearest to a paper's own vector, itself left out: in any language (DECISIONS.md D-199)."""
+    m = config.meaning
+    return {"knn": {"field": m.field, "query_vector": vector, "k": size, "num_candidates": m.num_candidates,
+                    "similarity": m.similar_min_similarity,
+                    "filter": {"bool": {"must_not": {"ids": {"values": [paper_id]}}}}},
+            "size": size, "_source": {"excludes": [config.suggest_field]}}
 
 
 def more_like_this(index: str, paper_id: str, config: WebSearchConfig) -> dict:

@@ -94,6 +94,7 @@ class Live:
     profile: str | None = None
     papers: int = 0
     schema: int = 1
+    meaning: str | None = None  # the model of its vectors of meaning (papersearch/meaning.py), None: none
 
     @property
     def author_words(self) -> bool:
