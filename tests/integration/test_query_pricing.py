@@ -109,8 +109,7 @@ def counted(monkeypatch):
             return function(*args, **kwargs)
         return wrapper
 
-    monkeypatch.setattr(RequestArgs, "search", counting("validated", RequestArgs.search))
-    monkeypatch.setattr(RequestArgs, "author", counting("validated", RequestArgs.author))
+    monkeypatch.setattr(RequestArgs, "validate", counting("validated", RequestArgs.validate))
     monkeypatch.setattr(search_module, "parse_query", counting("parsed", search_module.parse_query))
     return calls
 
