@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the admin builds its parser before it imports the client (i
 from indexer.cli.exit_codes import EXIT_FAILED, EXIT_OK
 from indexer.cli.runner import Session, add_dry_run, command
 from indexer.progress import size_text
+from papersearch import querylog_schema
 
 MAX_NOTE = 200  # characters; the snapshot's whole description must stay under 1024 bytes (indexer/backups/backup.py)
 
@@ -114,6 +115,9 @@ def run_restore(args: argparse.Namespace, session: Session) -> int:
         return EXIT_FAILED
     report = restore.restore(client, session.settings, args.snapshot, overwrite=args.overwrite,
                              progress=not args.no_progress)
+    # A backup holds the log's days up to its own; the webapp may not make an index (D-188), so the days from
+    # today on are made again here, or a site restored after a lost disk drops its events from tomorrow.
+    querylog_schema.prepare_days_if_allowed(client, session.settings.query_log_index)
     print(json.dumps(_restore_json(report), indent=2) if args.json else render_restore(report, alias))
     return EXIT_OK
 
