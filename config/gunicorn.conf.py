@@ -109,6 +109,14 @@ def post_fork(server, worker):
 # --- end of the not-root block -----------------------------------------------------------------------------
 
 
+def post_worker_init(worker):
+    # The sentence encoder loaded before the worker serves, not inside its first searches (papersearch/meaning.py
+    # warm()).
+    from papersearch import meaning
+
+    meaning.warm()
+
+
 def on_starting(server):
     _not_root(server)
     if _settings.metrics:  # values of an earlier run would be added to this one's

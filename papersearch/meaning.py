@@ -10,6 +10,7 @@ search.meaning and PAPERSEARCH_MEANING): both must say on. An encoder that canno
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import sqlite3
 import threading
@@ -83,6 +84,19 @@ def _query_vector(text: str) -> tuple[float, ...]:
 def query_vector(text: str) -> list[float]:
     """A query's vector, cached per process (a query asked again, or its next page, is not embedded again)."""
     return list(_query_vector(text[:search_config().meaning.text_chars]))
+
+
+def warm() -> None:
+    """Load the encoder and run it once, when meaning is on: a gunicorn worker does it before it serves
+    (config/gunicorn.conf.py post_worker_init), since loading takes a second or more of CPU that, inside a
+    request, would stall the worker's other requests past their time budget (503s under concurrent first
+    searches). A failing encoder is left for the searches to report."""
+    if not enabled():
+        return
+    try:
+        query_vector("warm up")
+    except EncoderUnavailable as exc:
+        logging.getLogger(__name__).warning("search by meaning unavailable: %s", exc)
 
 
 def paper_text(title: str | None, title_zh: str | None, abstract: str | None, abstract_zh: str | None) -> str:
