@@ -20,7 +20,6 @@ $(VENV)/.installed: pyproject.toml scripts/system-packages.sh
 setup-test: $(VENV)/.installed-test
 	scripts/system-packages.sh --test
 	scripts/test-assets.sh
-	scripts/compose-v2.sh >/dev/null
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(BIN)/pip install -q -e '.[test]'

@@ -10,9 +10,10 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import requests
+if TYPE_CHECKING:
+    import requests
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -52,6 +53,8 @@ def identity(user: str) -> tuple[str, str]:
 
 
 def session(user: str) -> requests.Session:
+    import requests  # here: the modules that import this one are unit-tested without the HTTP client (D-216)
+
     s = requests.Session()
     s.auth = identity(user)
     s.headers["Content-Type"] = "application/json"
@@ -60,6 +63,8 @@ def session(user: str) -> requests.Session:
 
 def require_node() -> None:
     """Stop with a clear message when no node answers: the benchmarks never start, stop or reset one."""
+    import requests
+
     try:
         r = session(INDEXER_USER).get(f"{es_url()}/_cluster/health", timeout=5)
         if r.ok:
@@ -135,6 +140,8 @@ def percentile(sorted_values: list[float], p: float) -> float:
 
 def wait_healthy(timeout: float = 300.0) -> None:
     """Block until the node answers cluster health (other work on this machine may restart it)."""
+    import requests
+
     deadline = time.monotonic() + timeout
     s = session(INDEXER_USER)
     warned = False

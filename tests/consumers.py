@@ -11,7 +11,7 @@ import feedparser
 import jsonschema
 import rnc2rng
 from lxml import etree
-from support import FIXTURES
+from nodeless import FIXTURES
 
 SCHEMAS = FIXTURES / "schemas"
 ATOM = "{http://www.w3.org/2005/Atom}"

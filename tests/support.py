@@ -1,4 +1,5 @@
-"""Test support shared by the fixtures and the tests (import it as `support`, never `conftest`)."""
+"""Test support shared by the fixtures and the tests of the node's layers (import it as `support`, never `conftest`):
+it needs the HTTP client and a node. What needs neither is in nodeless.py, re-exported here; unit tests import that."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import os
 import random
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,23 +21,22 @@ from typing import Any
 
 import requests
 from elasticsearch import Elasticsearch
+from nodeless import (  # noqa: F401 (re-exported: the node's layers import them from here)
+    FIXTURES,
+    ROOT,
+    SAMPLE,
+    SESSION_SEED,
+    TEST_SEED,
+    drawn,
+    free_port,
+    read_rejects,
+    wait_for,
+)
 
 from papersearch.settings import Settings
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT / "tests" / "fixtures"
-SAMPLE = ROOT / "indexer" / "sample" / "papers.jsonl"
 BIN = Path(sys.executable).parent
-# Tests that draw random inputs draw them from a fixed seed of their own, the same every run, unless
-# PAPERSEARCH_TEST_SEED names one for all of them (a number, or "fresh": a new one each session, shown in pytest's
-# header for replaying). `make fuzz` sets it to fresh (docs/testing.md; DECISIONS.md D-179).
-TEST_SEED = os.environ.get("PAPERSEARCH_TEST_SEED", "")
-SESSION_SEED = random.SystemRandom().randrange(2**31) if TEST_SEED == "fresh" else int(TEST_SEED or 0) or None
 
-
-def drawn(own_seed: int) -> random.Random:
-    """The random draws of a test whose fixed seed is `own_seed` (see TEST_SEED)."""
-    return random.Random(own_seed if SESSION_SEED is None else f"{SESSION_SEED}:{own_seed}")
 TAXONOMY = json.loads((ROOT / "config" / "taxonomy.json").read_text(encoding="utf-8"))
 
 
@@ -83,14 +82,6 @@ def build_alias(cluster: Cluster, alias: str, sources: list[Path], **settings_ov
                                   sources, rejects, progress=False)
 
 
-def read_rejects(path: str | Path) -> list:
-    """A rejects file's entries as Rejects (it is JSON Lines of the Reject model)."""
-    from indexer.loading.rejects import Reject
-
-    with Path(path).open(encoding="utf-8") as f:
-        return [Reject.model_validate_json(line) for line in f if line.strip()]
-
-
 def synthetic(path: Path, n: int, prefix: str = "syn") -> Path:
     """n distinct papers with explicit ids, streamed to disk."""
     words = ["sparse", "attention", "graph", "kernel", "bayesian", "transformer", "diffusion", "gradient",
@@ -127,17 +118,6 @@ def loaded_alias(cluster: Cluster, prefix: str, sources: list[Path], **settings_
         delete_alias_indices(cluster.client("admin"), name)
 
 
-def wait_for(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.2) -> object:
-    """Poll `condition` until it returns something true, and return that; `timeout` is a ceiling that only
-    catches a hang (DECISIONS.md D-130)."""
-    deadline = time.monotonic() + timeout
-    while not (found := condition()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
-        time.sleep(interval)
-    return found
-
-
 def next_millisecond() -> None:
     """Wait until the added-date clock (papersearch.added, to the millisecond) has moved on, so that whatever is
     stamped after this is later than whatever was stamped before."""
@@ -171,12 +151,6 @@ def compose_binary() -> list[str]:
     assert proc.returncode == 0, f"Compose v2 could not be had:\n{proc.stderr[-3000:]}"
     last = proc.stdout.strip().splitlines()[-1]
     return last.split() if last.endswith(" compose") else [last]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @contextmanager

@@ -11,7 +11,7 @@ from pydantic.json_schema import models_json_schema
 
 from papersearch.text import MAX_AUTHOR, MAX_ID_BYTES
 from webapp import openapi_lists
-from webapp.controllers.events import BEACONS
+from webapp.controllers.events import beacon_models
 from webapp.controllers.params import RequestArgs
 from webapp.openapi_lists import BAD_REQUEST, NOT_UTF8
 from webapp.routes.errors import RETRY_AFTER_UNAVAILABLE
@@ -74,7 +74,8 @@ _PAPER_LINKS = _links(citation=("getCitation", {"id": "$response.body#/paper/id"
 
 
 def document(request_args: RequestArgs) -> dict[str, Any]:
-    _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in BEACONS],
+    beacons = beacon_models().all
+    _, defs = models_json_schema([(m, "serialization") for m in BODIES] + [(m, "validation") for m in beacons],
                                  ref_template=REF)
     bad = _body(BAD_REQUEST, "Error")
     # Any route answers 400 for an address that is not UTF-8 (webapp/encoding.py), parameters or not.
@@ -145,7 +146,7 @@ def document(request_args: RequestArgs) -> dict[str, Any]:
                 "retyped query, for the query log (application/json only; a click is stored once per query id "
                 "and position)",
                 "requestBody": {"required": True, "content": {"application/json": {"schema": {
-                    "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in BEACONS],
+                    "oneOf": [{"$ref": REF.format(model=m.__name__)} for m in beacons],
                     "discriminator": {"propertyName": "type"}}}}},
                 "responses": {"204": {"description": "Accepted (written when the query log is on)"},
                               "400": _body("Not a valid event, for a search this site served more than a day "

@@ -12,12 +12,13 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import requests
 from elasticsearch import Elasticsearch
 
 from bench.relevance.metrics import K, Runner
 
 if TYPE_CHECKING:
+    import requests
+
     from webapp.services.search_settings import WebSearchConfig
 
 ScoredRunner = Callable[[str], tuple[list[str], int, list[float | None]]]  # … and each hit's score
@@ -75,6 +76,8 @@ class ApiError(RuntimeError):
 
 def api_search(session: requests.Session, base_url: str, params: dict[str, Any]) -> dict[str, Any]:
     """GET /api/search; waits out 429 (Retry-After) and retries 5xx/connection errors a few times."""
+    import requests  # here: the harnesses are unit-tested without the HTTP client (DECISIONS.md D-216)
+
     url = f"{base_url.rstrip('/')}/api/search"
     for attempt in range(1, API_ATTEMPTS + 1):
         try:
@@ -99,6 +102,8 @@ def api(base_url: str) -> Runner:
 
     def run(q: str) -> tuple[list[str], int]:
         if not hasattr(local, "session"):
+            import requests
+
             local.session = requests.Session()
         data = api_search(local.session, base_url, {"q": q, "size": K})
         return [h["id"] for h in data["hits"]], data["total"]

@@ -1,7 +1,7 @@
 """elasticsearch.yml of every local node, from one description of the cluster.
 
 CLUSTER_SETTINGS is what all nodes of a multi-node cluster share, local or in Docker:
-docker-compose.cluster.yml sets the same keys to the same values (tests/unit/test_cluster_settings.py
+docker-compose.cluster.yml sets the same keys to the same values (tests/unit/test_localnode_topology.py
 compares them key by key), so what the failover tests exercise is what compose users run.
 """
 

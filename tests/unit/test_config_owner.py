@@ -1,6 +1,7 @@
-"""One owner per kind of configuration (issue 54.3, DECISIONS.md D-194): the environment is read by
-papersearch/settings.py's `Settings` (paths.py alone reads the two variables that locate the files), the search
-settings of config/index.json are loaded by one function in the webapp, and no service reads them at import."""
+"""One owner per kind of configuration (issue 54.3, DECISIONS.md D-194, D-216): the environment is read by
+papersearch/settings.py's `Settings` (paths.py alone reads the two variables that locate the files; prometheus_client's
+own variable is read where that library reads it), the search settings of config/index.json are loaded by one function
+in the webapp, and no module reads its configuration at import."""
 
 from __future__ import annotations
 
@@ -64,6 +65,97 @@ def test_no_service_reads_the_settings_at_import() -> None:
             found += [relative(path) for node in ast.walk(statement)
                       if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "search_config"]
     assert found == []
+
+
+# Every place outside Settings that touches the environment, by file and the variable (or the name holding it), and
+# why it may (DECISIONS.md D-194, D-216). A new read anywhere else fails test_no_stray_environment_reads.
+ENV_OUTSIDE_SETTINGS = {
+    # They locate the files Settings itself reads (the credentials, the node's state), and papersearch-node reads
+    # them without the app's settings.
+    ("papersearch/paths.py", "PAPERSEARCH_CONFIG_DIR"),
+    ("papersearch/paths.py", "PAPERSEARCH_LOCAL_DIR"),
+    # Written, not read: one BLAS thread, set before numpy is first imported (D-197).
+    ("papersearch/meaning.py", "_name"),
+    # prometheus_client's own variable: the library reads it in every process; gunicorn.conf.py sets it for the workers
+    # when it is not given, after Settings was read, so a copy in Settings would be stale.
+    ("webapp/metrics.py", "MULTIPROC_ENV"),
+    ("config/gunicorn.conf.py", "PROMETHEUS_MULTIPROC_DIR"),
+}
+# Calls that read configuration: the environment through Settings, config/index.json through its loaders.
+CONFIG_READS = {"Settings", "search_config", "search_settings"}
+
+
+def environment_uses(tree: ast.AST) -> list[str]:
+    """The variables a module's code touches in os.environ or os.getenv, by their key's text (a string, or the name of
+    what holds it; "*" for the whole environment)."""
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+    def key(node: ast.AST | None) -> str:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return node.id if isinstance(node, ast.Name) else "*"
+
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "environ" and getattr(node.value, "id", None) == "os":
+            parent = parents.get(node)
+            if isinstance(parent, ast.Subscript):
+                found.append(key(parent.slice))
+            elif isinstance(parent, ast.Attribute) and isinstance(call := parents.get(parent), ast.Call):
+                found.append(key(call.args[0] if call.args else None))
+            else:
+                found.append("*")
+        elif isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "getenv"
+                                             or getattr(node.func, "id", None) == "getenv"):
+            found.append(key(node.args[0] if node.args else None))
+    return found
+
+
+def test_no_stray_environment_reads() -> None:
+    touched = {(relative(p), name) for p in SOURCES for name in environment_uses(ast.parse(p.read_text("utf-8")))}
+    assert touched - ENV_OUTSIDE_SETTINGS == set()
+    assert ENV_OUTSIDE_SETTINGS - touched == set()  # the list does not outlive what it explains
+
+
+def test_the_environment_check_sees_every_form() -> None:
+    code = ('import os\nfrom os import getenv\nA = os.environ.get("A")\nB = os.environ["B"]\nos.environ[C] = "1"\n'
+            'D = getenv("D")\nE = os.getenv("E", "")\nF = dict(os.environ)\nos.environ.setdefault(G, "1")\n')
+    assert sorted(environment_uses(ast.parse(code))) == ["*", "A", "B", "C", "D", "E", "G"]
+
+
+def import_time_reads(tree: ast.Module) -> list[int]:
+    """The lines of calls that read configuration when the module is imported: in its body or a class's body (run at
+    import), not inside a function (run when called)."""
+    found: list[int] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            return
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            loads_index = name == "load" and getattr(getattr(func, "value", None), "id", None) == "index_definition"
+            if name in CONFIG_READS or loads_index:
+                found.append(node.lineno)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for statement in tree.body:
+        visit(statement)
+    return found
+
+
+def test_no_module_reads_its_configuration_at_import() -> None:
+    # config/gunicorn.conf.py is left out: it is gunicorn's start, read once by gunicorn's master, not an import.
+    found = {relative(p): lines for p in SOURCES if p.name != "gunicorn.conf.py"
+             for lines in [import_time_reads(ast.parse(p.read_text("utf-8")))] if lines}
+    assert found == {}
+
+
+def test_the_import_time_check_sees_module_and_class_bodies() -> None:
+    code = ("MAX = search_config().window\nclass Beacon:\n    position: int = Field(le=search_settings().x)\n"
+            "def later():\n    return Settings()\nS = index_definition.load()\n")
+    assert import_time_reads(ast.parse(code)) == [1, 3, 6]
 
 
 def test_gunicorn_and_the_build_lock_take_their_variables_from_settings(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -3,25 +3,22 @@
 docker-compose.yml and docker-compose.cluster.yml parse, images are pinned and agree with config/node.toml and
 pyproject.toml, long-running services have healthchecks, each service gets what it needs and nothing more,
 secrets reach containers as files only, and the cluster override forms three nodes. `docker compose config`
-(Compose v2, scripts/compose-v2.sh) validates the files for real.
+validates the files for real in tests/deploy/test_compose_config.py (it needs Compose v2, which scripts/compose-v2.sh
+may build: no unit test builds anything).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 from deploy_files import (
     CLUSTER,
     COMPOSE,
-    ENV_EXAMPLE,
     ES_DOCKERFILE,
     ROOT,
     SAMPLE,
@@ -31,7 +28,6 @@ from deploy_files import (
     node_version,
     services,
 )
-from support import compose_binary
 
 REALM_MOUNT = "/usr/share/elasticsearch/config/papersearch-realm"
 
@@ -307,33 +303,3 @@ def test_cluster_override() -> None:
     env = environment(merged["indexer"])
     shards, replicas = int(default_of(env["PAPERSEARCH_SHARDS"])), int(default_of(env["PAPERSEARCH_REPLICAS"]))
     assert shards >= 1 and 1 <= replicas <= len(nodes) - 1, "replicas for availability, allocatable on 3 nodes"
-
-
-# --- docker compose config ---------------------------------------------------------------------------
-
-
-def run_compose(*args: str, env_file: Path) -> subprocess.CompletedProcess:
-    # HOME: where the compose CLI plugin is (~/.docker/cli-plugins, scripts/compose-v2.sh).
-    env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp")}
-    return subprocess.run([*compose_binary(), "--env-file", str(env_file), *args], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=120)
-
-
-@pytest.mark.parametrize("files", [["docker-compose.yml"], ["docker-compose.yml", "docker-compose.cluster.yml"]],
-                         ids=["single", "cluster"])
-def test_docker_compose_config_validates(files: list[str]) -> None:
-    args = [a for f in files for a in ("-f", f)]
-    proc = run_compose(*args, "config", env_file=ENV_EXAMPLE)
-    assert proc.returncode == 0, f"compose config failed:\n{proc.stderr}"
-    resolved = yaml.safe_load(proc.stdout)
-    assert set(resolved["services"]) >= {"es", "setup", "indexer", "webapp"}
-    assert "ES_WEB_PASSWORD" not in environment(resolved["services"]["webapp"])
-    assert resolved["secrets"]["ES_WEB_PASSWORD"]["environment"] == "ES_WEB_PASSWORD"
-
-
-def test_docker_compose_config_requires_the_secrets(tmp_path: Path) -> None:
-    empty = tmp_path / "empty.env"
-    empty.write_text("")
-    proc = run_compose("-f", "docker-compose.yml", "config", env_file=empty)
-    assert proc.returncode != 0
-    assert "ELASTIC_PASSWORD" in proc.stderr and ".env.example" in proc.stderr

@@ -29,7 +29,7 @@ from deploy_files import (
     services,
     settings_variables,
 )
-from support import free_port
+from nodeless import free_port
 
 from provisioning import stack_setup
 

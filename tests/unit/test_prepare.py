@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from support import wait_for
+from nodeless import wait_for
 
 from indexer.loading import prepare
 from indexer.loading.prepare import Chunk, Finished, Producer, produce

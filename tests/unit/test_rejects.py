@@ -1,7 +1,7 @@
 import json
 from pathlib import Path
 
-from support import read_rejects
+from nodeless import read_rejects
 
 from indexer.loading.rejects import RAW_LIMIT, Reject, RejectsWriter
 

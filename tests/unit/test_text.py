@@ -1,7 +1,7 @@
 import re
 import unicodedata
 
-from support import drawn
+from nodeless import drawn
 
 from indexer.loading.authors import parse_author_line, split_et_al
 from papersearch.text import (

@@ -14,7 +14,9 @@ from a search to itself or to an earlier one is refused.
 
 from __future__ import annotations
 
+import functools
 import typing
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -23,15 +25,12 @@ from papersearch import querylog_schema
 from papersearch.text import MAX_ID_BYTES
 from webapp import metrics
 from webapp.controllers.params import ParamError
-from webapp.controllers.query_ids import MAX_AGE, TOKEN_PATTERN, Expired, Issued, QueryIds
+from webapp.controllers.query_ids import MAX_AGE, Expired, Issued, QueryIds, token_pattern
 from webapp.domain import SearchParams, SearchResult
 from webapp.querylog_writer import QueryLogWriter
 from webapp.services.search_settings import search_config
 
 MAX_BEACON_BYTES = 2048
-# No result lies deeper than the result window (the deepest page with one result per page).
-MAX_POSITION = SearchParams.deepest_page(search_config().max_result_window)
-QueryId = Annotated[str, Field(pattern=TOKEN_PATTERN, description="The search's `query_id`, as the site gave it")]
 # Browsers say where a request comes from (Sec-Fetch-Site); another site's page must not feed our query log.
 SAME_SITE = ("same-origin", "none")
 MEDIA_TYPE = "application/json"
@@ -48,29 +47,45 @@ class UnknownQuery(ParamError):
     status = 403
 
 
-class _Beacon(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    query_id: QueryId
+@dataclass(frozen=True)
+class BeaconModels:
+    click: type[BaseModel]
+    retype: type[BaseModel]
+    adapter: TypeAdapter
+
+    @property
+    def all(self) -> tuple[type[BaseModel], ...]:  # also the OpenAPI request bodies
+        return (self.click, self.retype)
 
 
-class ClickBeacon(_Beacon):
-    """A result link followed: its 1-based position over all pages of the search `query_id`."""
+@functools.cache
+def beacon_models() -> BeaconModels:
+    """The beacons' models. Their bounds come from the search settings (the deepest position, the marks a query id
+    carries), so they are made when first asked for, not when this module is imported (DECISIONS.md D-216)."""
+    QueryId = Annotated[str, Field(pattern=token_pattern(),
+                                   description="The search's `query_id`, as the site gave it")]
+    # No result lies deeper than the result window (the deepest page with one result per page).
+    max_position = SearchParams.deepest_page(search_config().max_result_window)
 
-    type: Literal["click"]
-    position: int = Field(ge=1, le=MAX_POSITION)
-    paper_id: str = Field(min_length=1, max_length=MAX_ID_BYTES)
+    class _Beacon(BaseModel):
+        model_config = ConfigDict(extra="forbid", strict=True)
+        query_id: QueryId
 
+    class ClickBeacon(_Beacon):
+        """A result link followed: its 1-based position over all pages of the search `query_id`."""
 
-class RetypeBeacon(_Beacon):
-    """The search `query_id` was typed in the same tab soon after `previous_query_id`, with no click between."""
+        type: Literal["click"]
+        position: int = Field(ge=1, le=max_position)
+        paper_id: str = Field(min_length=1, max_length=MAX_ID_BYTES)
 
-    type: Literal["retype"]
-    previous_query_id: QueryId
+    class RetypeBeacon(_Beacon):
+        """The search `query_id` was typed in the same tab soon after `previous_query_id`, with no click between."""
 
+        type: Literal["retype"]
+        previous_query_id: QueryId
 
-BEACONS: tuple[type[BaseModel], ...] = (ClickBeacon, RetypeBeacon)  # also the OpenAPI request bodies
-Beacon = Annotated[ClickBeacon | RetypeBeacon, Field(discriminator="type")]
-_BEACON = TypeAdapter(Beacon)
+    beacon = Annotated[ClickBeacon | RetypeBeacon, Field(discriminator="type")]
+    return BeaconModels(ClickBeacon, RetypeBeacon, TypeAdapter(beacon))
 
 
 def filters_of(result: SearchResult) -> list[str]:
@@ -87,6 +102,7 @@ class Recorder:
     def __init__(self, writer: QueryLogWriter | None, query_ids: QueryIds) -> None:
         self.writer = writer
         self.query_ids = query_ids
+        self.models = beacon_models()  # made with the app, before any request thread asks for them
 
     def search(self, result: SearchResult, source: querylog_schema.Source, lang: str) -> None:
         """Count the search; when the query log is on, write it and give the result its signed query id."""
@@ -114,11 +130,12 @@ class Recorder:
         if not own_origin:
             raise _rejected("cross_site", "sent from another site")
         beacon, issued = self._accepted(body, fetch_site)
-        if isinstance(beacon, ClickBeacon):
+        models = self.models
+        if isinstance(beacon, models.click):
             metrics.CLICKS.inc()
         if self.writer is None:
             return
-        if isinstance(beacon, ClickBeacon):
+        if isinstance(beacon, models.click):
             self.writer.submit(querylog_schema.ClickEvent(query_id=issued[0].query_id, position=beacon.position,
                                                    paper_id=beacon.paper_id, source=issued[0].source,
                                                    searched_at=issued[0].issued_at))
@@ -127,19 +144,20 @@ class Recorder:
                                                     previous_query_id=issued[1].query_id,
                                                     searched_at=issued[0].issued_at))
 
-    def _accepted(self, body: bytes, fetch_site: str) -> tuple[ClickBeacon | RetypeBeacon, list[Issued]]:
+    def _accepted(self, body: bytes, fetch_site: str) -> tuple[typing.Any, list[Issued]]:
         """The beacon and what its query ids say (the search's, then for a retype the previous one's)."""
         if fetch_site not in SAME_SITE:
             raise _rejected("cross_site", "sent from another site")
         if len(body) > MAX_BEACON_BYTES:
             raise _rejected("too_large", f"larger than {MAX_BEACON_BYTES} bytes")
+        models = self.models
         try:
-            beacon = _BEACON.validate_json(body)
+            beacon = models.adapter.validate_json(body)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(map(str, first["loc"])) or "body"
             raise _rejected("invalid", f"{where}: {first['msg']}"[:200]) from None
-        tokens = [beacon.query_id] + ([beacon.previous_query_id] if isinstance(beacon, RetypeBeacon) else [])
+        tokens = [beacon.query_id] + ([beacon.previous_query_id] if isinstance(beacon, models.retype) else [])
         try:
             issued = [self.query_ids.verify(token) for token in tokens]
         except Expired:
@@ -150,10 +168,10 @@ class Recorder:
         valid = typing.cast(list[Issued], issued)
         # A retype's previous search was served before this one (a token's time is when it was issued), and is
         # not the same one: a search cannot be retyped from itself or from a later search.
-        if isinstance(beacon, RetypeBeacon) and (valid[0].query_id == valid[1].query_id
+        if isinstance(beacon, models.retype) and (valid[0].query_id == valid[1].query_id
                                                  or valid[1].issued_at > valid[0].issued_at):
             raise _rejected("retype", "the previous search must be another, earlier one")
-        if isinstance(beacon, ClickBeacon):
+        if isinstance(beacon, models.click):
             if not valid[0].shows(beacon.position):
                 raise _rejected("position", "that search did not show a result at this position")
             if not self.query_ids.shown_at(valid[0], beacon.position, beacon.paper_id):

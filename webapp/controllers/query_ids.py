@@ -19,6 +19,7 @@ D-120).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 import re
@@ -36,12 +37,35 @@ MARK_SALT = b"papersearch.result-mark"
 MARK_BYTES = 6  # a forged paper id must hit 48 bits of a keyed hash, online
 MARK_CHARS = 8  # MARK_BYTES in unpadded base64url
 MAX_AGE = 24 * 3600  # seconds a search's results can be clicked for the log
-MAX_SHOWN = max(int(s) for s in search_config().page_sizes)  # the largest page the API serves
 _ID, _SOURCES = querylog_schema.QUERY_ID_PATTERN.strip("^$"), "|".join(typing.get_args(querylog_schema.Source))
 _B64 = "[A-Za-z0-9_-]"
-TOKEN_PATTERN = (rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.{_B64}{{0,{MAX_SHOWN * MARK_CHARS}}}"
-                 rf"\.{_B64}{{1,12}}\.{_B64}{{43}}$")
-_TOKEN = re.compile(TOKEN_PATTERN)
+
+
+def max_shown() -> int:
+    """The largest page the API serves (the search settings' page sizes)."""
+    return max(int(s) for s in search_config().page_sizes)
+
+
+@functools.cache
+def token_pattern() -> str:
+    """What a token looks like; its marks are bounded by the largest page, so it is made from the search settings
+    when first asked for, not when this module is imported (DECISIONS.md D-216)."""
+    return (rf"^{_ID}\.({_SOURCES})\.[0-9]{{1,9}}\.[0-9]{{1,9}}\.{_B64}{{0,{max_shown() * MARK_CHARS}}}"
+            rf"\.{_B64}{{1,12}}\.{_B64}{{43}}$")
+
+
+@functools.cache
+def _token() -> re.Pattern[str]:
+    return re.compile(token_pattern())
+
+
+def __getattr__(name: str) -> object:
+    """MAX_SHOWN and TOKEN_PATTERN, read from the search settings when first asked for (PEP 562)."""
+    if name == "MAX_SHOWN":
+        return max_shown()
+    if name == "TOKEN_PATTERN":
+        return token_pattern()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Expired(Exception):
@@ -87,7 +111,7 @@ class QueryIds:
 
     def verify(self, token: str) -> Issued | None:
         """What the token says, None when the site did not issue it; Expired when it did, over MAX_AGE ago."""
-        if not _TOKEN.fullmatch(token):
+        if not _token().fullmatch(token):
             return None
         try:
             value, issued_at = self._signer.unsign(token, max_age=MAX_AGE, return_timestamp=True)

@@ -9,7 +9,7 @@ import re
 import unicodedata
 
 import pytest
-from support import drawn
+from nodeless import drawn
 
 from bench.relevance import crosslingual as xl
 from bench.relevance import known_items as ki

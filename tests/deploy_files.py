@@ -14,7 +14,7 @@ import yaml
 from papersearch.settings import Settings
 from provisioning.localnode.config import NodeConfig as LocalNodeConfig
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "docker-compose.yml"
 CLUSTER = ROOT / "docker-compose.cluster.yml"
 TLS = ROOT / "docker-compose.tls.yml"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from support import drawn
+from nodeless import drawn
 
 from papersearch.concepts import ConceptMatcher, english, load
 from papersearch.concepts.english import number_variants, spellings

@@ -98,18 +98,3 @@ def test_the_node_pid_is_the_one_recorded_for_the_node_at_that_port(tmp_path: Pa
 def test_a_node_on_another_machine_has_no_process_here(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ES_URL", "http://search.example:9200")
     assert processes.es_process() is None
-
-
-def test_without_a_node_the_benchmark_stops_and_says_how_to_start_one(monkeypatch: pytest.MonkeyPatch) -> None:
-    import socket
-
-    from bench.common import require_node
-
-    with socket.socket() as unused:  # a loopback port nothing listens on
-        unused.bind(("127.0.0.1", 0))
-        port = unused.getsockname()[1]
-    monkeypatch.setenv("ES_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("ES_USERNAME", "nobody")
-    with pytest.raises(SystemExit) as stopped:
-        require_node()
-    assert "make node" in str(stopped.value) and "does not answer" in str(stopped.value)
