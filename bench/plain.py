@@ -21,7 +21,6 @@ from typing import Any
 
 from papersearch.concepts import ConceptMatcher
 from webapp.domain import SearchParams
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies.render import SAMPLE_AGG
 from webapp.services.es_syntax import Query, filtered
 from webapp.services.query.parser import ParsedQuery, parse_query
@@ -101,17 +100,17 @@ def plain_query(parsed: ParsedQuery, concepts: list[tuple[int, int, list[str]]] 
 def plain_body(parsed: ParsedQuery, params: SearchParams, config: WebSearchConfig, query: Query | None = None) -> Query:
     """The plain request for one results page: our facets (config/index.json, the webapp's own facet
     functions), post_filter, sort and page, with exact totals."""
-    filters = fq.facet_filters(params, config)
+    filters = config.faceted.filters(params)
     too_deep = params.is_too_deep(config.max_result_window)
     body: Query = {
         "query": plain_query(parsed) if query is None else query,
-        "aggs": fq.aggregations(config, filters),
+        "aggs": config.faceted.aggregations(filters),
         "sort": config.sorts[params.sort],
         "track_total_hits": True,
         "from": 0 if too_deep else params.offset,
         "size": 0 if too_deep else params.size,
     }
-    post = fq.post_filter(filters)
+    post = config.faceted.post_filter(filters)
     if post:
         body["post_filter"] = post
     if body["size"]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
-from webapp.services.bodies.facets import HISTOGRAM
+from webapp.services.facets.numbers import HISTOGRAM
 
 Body = dict[str, Any]
 
@@ -61,7 +61,8 @@ def _has_chart(node: Any) -> bool:
 
 
 def _no_chart(body: Body) -> Body:
-    """The body without any facet's histogram (bodies/facets.py HISTOGRAM), wherever its aggregations nest."""
+    """The body without any facet's histogram (webapp/services/facets/numbers.py HISTOGRAM), wherever its
+    aggregations nest."""
     def strip(node: Any) -> None:
         if isinstance(node, dict):
             node.get("aggs", {}).pop(HISTOGRAM, None)

@@ -3,7 +3,7 @@
     .venv/bin/python -m bench.run --sizes 13033,100000 [--skip-search] [--repeats N] [--clients 1,8,32]
                                   [--corpus ../shared/corpora/ml-papers-iclr.jsonl.gz ...]
 
-Starts the local node if needed (papersearch-node start; never resets it). Uses only papersbench_*
+Needs a running node (`make node`): it never starts, stops or resets one. Uses only papersbench_*
 aliases/indices and deletes them at the end (--keep to leave the last build for poking around).
 Prints a table and writes bench/results/run-<UTC time>.json and bench/results/latest.json.
 --corpus adds a real corpus file as an indexing input beside the synthetic sizes (skipped with a
@@ -53,22 +53,23 @@ def table(results: dict) -> str:
         lines += ["", "Search (latency ms; a = /api/search under gunicorn, b = same body straight to ES)",
                   f"{'size':>9} {'cl':>3} {'a p50':>7} {'a p95':>7} {'a p99':>7} {'a r/s':>6} {'a err':>5} "
                   f"{'b p50':>7} {'b p95':>7} {'b p99':>7} {'b r/s':>6} {'b err':>5} {'p50 a/b':>7} {'p50 ok':>6}"]
-        for s in results["search"]:
-            for lv in s["levels"]:
-                a, b = lv["api"], lv["direct"]
-                lines.append(f"{s['size']:>9} {lv['clients']:>3} {a['p50_ms']:>7.1f} {a['p95_ms']:>7.1f} "
-                             f"{a['p99_ms']:>7.1f} {a['req_per_s']:>6} {a['errors']:>5} {b['p50_ms']:>7.1f} "
-                             f"{b['p95_ms']:>7.1f} {b['p99_ms']:>7.1f} {b['req_per_s']:>6} {b['errors']:>5} "
-                             f"{lv['p50_ratio']:>7} {'yes' if lv['p50_target_met'] else 'no':>6}")
+        lines += level_lines(results["search"], "levels")
         lines += ["", "Search, queries without fuzzy clauses only (the web stack's own overhead)"]
-        for s in results["search"]:
-            for lv in s.get("levels_no_fuzzy", []):
-                a, b = lv["api"], lv["direct"]
-                lines.append(f"{s['size']:>9} {lv['clients']:>3} {a['p50_ms']:>7.1f} {a['p95_ms']:>7.1f} "
-                             f"{a['p99_ms']:>7.1f} {a['req_per_s']:>6} {a['errors']:>5} {b['p50_ms']:>7.1f} "
-                             f"{b['p95_ms']:>7.1f} {b['p99_ms']:>7.1f} {b['req_per_s']:>6} {b['errors']:>5} "
-                             f"{lv['p50_ratio']:>7} {'yes' if lv['p50_target_met'] else 'no':>6}")
+        lines += level_lines(results["search"], "levels_no_fuzzy")
     return "\n".join(lines)
+
+
+def level_lines(searches: list[dict], key: str) -> list[str]:
+    """One line per size and level of concurrency: api (a) and direct (b) side by side."""
+    lines = []
+    for s in searches:
+        for lv in s.get(key, []):
+            a, b = lv["api"], lv["direct"]
+            lines.append(f"{s['size']:>9} {lv['clients']:>3} {a['p50_ms']:>7.1f} {a['p95_ms']:>7.1f} "
+                         f"{a['p99_ms']:>7.1f} {a['req_per_s']:>6} {a['errors']:>5} {b['p50_ms']:>7.1f} "
+                         f"{b['p95_ms']:>7.1f} {b['p99_ms']:>7.1f} {b['req_per_s']:>6} {b['errors']:>5} "
+                         f"{lv['p50_ratio']:>7} {'yes' if lv['p50_target_met'] else 'no':>6}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:

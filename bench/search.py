@@ -84,17 +84,12 @@ def bench_search(alias: str, clients: list[int], seconds: float = 20.0, requests
     return results
 
 
-def server_arguments(parser: argparse.ArgumentParser, clients: str) -> argparse.ArgumentParser:
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--alias", default="papersbench_idx", help="a papersbench_* alias with data")
-    parser.add_argument("--clients", default=clients)
+    parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
-    return parser
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = server_arguments(argparse.ArgumentParser(description=__doc__,
-                                                      formatter_class=argparse.RawDescriptionHelpFormatter), "1,8,32")
     args = parser.parse_args(argv)
     clients = [int(c) for c in args.clients.split(",")]
     result = bench_search(args.alias, clients, args.seconds, workers=args.workers)

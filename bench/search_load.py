@@ -33,9 +33,8 @@ def free_port() -> int:
 
 class Gunicorn:
     def __init__(self, alias: str, workers: int | None = None, env: dict[str, str] | None = None,
-                 name: str = "gunicorn", args: list[str] | None = None) -> None:
+                 name: str = "gunicorn") -> None:
         self.alias = alias
-        self.args = args or []  # gunicorn options over config/gunicorn.conf.py's (e.g. --max-requests 0)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.workers = workers
@@ -55,8 +54,7 @@ class Gunicorn:
             env["PAPERSEARCH_WORKERS"] = str(self.workers)
         DATA_DIR.mkdir(parents=True, exist_ok=True)
         self._log = self.log_path.open("w")
-        self.proc = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", "config/gunicorn.conf.py", *self.args,
-                                      "webapp.wsgi:app"],
+        self.proc = subprocess.Popen([str(VENV_BIN / "gunicorn"), "-c", "config/gunicorn.conf.py", "webapp.wsgi:app"],
                                      cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:

@@ -8,6 +8,8 @@ with the default PAPERSEARCH_RATE_LIMIT_STORAGE=memory://, its own rate-limit co
 
 import multiprocessing
 import os
+import shutil
+import sys
 
 # Read through the app's own settings: PAPERSEARCH_BIND also gives the default public address (the app's
 # redirects and absolute URLs), and "off", "false", "0" mean the same here as in the app.
@@ -89,6 +91,7 @@ def _not_root(server):
 
     from provisioning import webuser
 
+    webuser.run_from_reachable_copy(sys.argv, before_exec=_forget_metrics_dir)  # returns unless it must
     drop = webuser.prepare(_settings)
     if drop is None:
         return
@@ -97,6 +100,13 @@ def _not_root(server):
     server.cfg.set("group", drop.gid)
     if _settings.metrics:  # the workers write their values there
         webuser.hand_over(Path(_metrics_dir), drop, "PROMETHEUS_MULTIPROC_DIR")
+
+
+def _forget_metrics_dir():
+    # gunicorn starts again (from a copy of a closed checkout): that run makes its own folder
+    if _own_metrics_dir:
+        shutil.rmtree(_metrics_dir, ignore_errors=True)
+        os.environ.pop("PROMETHEUS_MULTIPROC_DIR", None)
 
 
 def post_fork(server, worker):
@@ -135,8 +145,6 @@ def child_exit(server, worker):
 
 def on_exit(server):
     if _own_metrics_dir:
-        import shutil
-
         shutil.rmtree(_metrics_dir, ignore_errors=True)
 
 

@@ -91,8 +91,7 @@ class NodeConfig(BaseSettings):
         if os.geteuid() == 0 and not world_traversable(home.parent):
             # The node runs as an unprivileged user who cannot enter a private checkout (say under
             # /root); keep its files in a per-project folder it can reach instead.
-            digest = hashlib.sha256(str(PROJECT_ROOT).encode()).hexdigest()[:12]
-            home = Path("/var/lib/papersearch") / digest
+            home = reachable_home()
         return home
 
 
@@ -101,6 +100,13 @@ class NodeConfig(BaseSettings):
             path = Path(self.snapshots)
             return path if path.is_absolute() else PROJECT_ROOT / path
         return self.resolved_home() / ("snapshots" + (f"-{self.instance}" if self.instance else ""))
+
+
+def reachable_home(checkout: Path = PROJECT_ROOT) -> Path:
+    """This checkout's folder outside it, for the system users (the node's, the site's) when they cannot enter the
+    checkout (say under /root, mode 0700)."""
+    digest = hashlib.sha256(str(checkout).encode()).hexdigest()[:12]
+    return Path("/var/lib/papersearch") / digest
 
 
 def world_traversable(path: Path) -> bool:

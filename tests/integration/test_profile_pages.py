@@ -13,6 +13,7 @@ from consumers import valid_atom, xsd
 from lxml import etree, html
 from webapp_support import page
 
+from papersearch.taxonomy import Taxonomy
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.search import SearchService
@@ -235,6 +236,20 @@ def topic_pages(doc) -> dict[str, str]:
     """The links of a page to topic pages: their text for screen readers → their address (the language aside)."""
     return {" ".join("".join(a.xpath(".//text()[not(ancestor::*[@aria-hidden])]")).split()): a.get("href").split("?")[0]
             for a in doc.xpath("//a[starts-with(@href, '/topic/')]")}
+
+
+def test_topics_are_named_in_chinese_in_the_api_and_on_topic_pages(client):
+    # The service names a topic by itself; the view layer puts in the taxonomy's Chinese names on the way out
+    # (webapp/views/facet_labels.py, DECISIONS.md D-213), for the API as for the pages.
+    taxonomy = Taxonomy.load()
+    [topic] = [f for f in client.get("/api/search").get_json()["facets"] if f["name"] == "topic"]
+    named = [(v["label_zh"], [c["label_zh"] for c in v["children"]]) for v in topic["values"]]
+    assert named and named == [(taxonomy.label_zh(v["value"]) or v["value"],
+                                [taxonomy.label_zh(v["value"], c["label"]) or c["label"] for c in v["children"]])
+                               for v in topic["values"]]
+    assert any(area == "深度学习" and "大语言模型" in subareas for area, subareas in named)
+    subareas = page(client, "/topic/optimization?lang=zh").xpath("//section[@aria-labelledby='subareas-heading']//a")
+    assert [a.text for a in subareas] == [taxonomy.label_zh("Optimization", s) for s in ("Convex", "Stochastic")]
 
 
 def test_home_results_paper_and_author_pages_link_to_topic_pages(client):

@@ -15,7 +15,6 @@ from bench import processes
 from bench.plain import Treatment, anchors, plain_query
 from papersearch.concepts import matcher
 from webapp.controllers.params import RequestArgs
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
 from webapp.services.plan import ladder as plan
 from webapp.services.plan.requests import Live
@@ -45,7 +44,7 @@ def test_on_a_large_index_the_treated_anchor_caps_and_samples_as_our_page() -> N
     assert hits["track_total_hits"] == page["track_total_hits"] == CONFIG.max_result_window
     assert "aggs" not in hits
     assert sampled["aggs"][render.SAMPLE_AGG]["random_sampler"] == sampler
-    assert sampled["aggs"][render.SAMPLE_AGG]["aggs"] == fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG))
+    assert sampled["aggs"][render.SAMPLE_AGG]["aggs"] == CONFIG.faceted.aggregations(CONFIG.faceted.filters(params))
     assert sampled["size"] == 0 and sampled["track_total_hits"] is False
     assert found["plain"][0]["track_total_hits"] is True  # today's plain request counts everything exactly
 

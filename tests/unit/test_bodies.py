@@ -5,16 +5,13 @@ import json
 import bodies
 import pytest
 
-from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams, SearchResult
 from webapp.services.bodies import clauses as wq
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
 from webapp.services.lookups import completion
 from webapp.services.lookups.papers import more_like_this
 from webapp.services.plan.requests import Spelling
 from webapp.services.query.parser import Clause, parse_query
-from webapp.services.results.facets import facets
 from webapp.services.search_settings import search_config
 
 CONFIG = search_config()
@@ -221,7 +218,7 @@ def test_user_text_never_reaches_query_string():
 
 def test_no_filters_no_post_filter():
     params = SearchParams()
-    assert fq.facet_filters(params, CONFIG) == {}
+    assert CONFIG.faceted.filters(params) == {}
     assert "post_filter" not in bodies.search_body(parse_query(""), params, CONFIG)
 
 
@@ -249,13 +246,13 @@ def test_facets_are_disjunctive():
 
 def test_venue_facet_and_year_range_come_from_the_config():
     params = SearchParams(filters={"venue": ["ICLR", "ICML"]}, ranges={"year_from": 2021, "year_to": 2023})
-    filters = fq.facet_filters(params, CONFIG)
+    filters = CONFIG.faceted.filters(params)
     any_case = [{"term": {"venue": {"value": v, "case_insensitive": True}}} for v in ("ICLR", "ICML")]
     assert filters == {"venue": {"bool": {"should": any_case, "minimum_should_match": 1}},
                        "year": {"range": {"year": {"gte": 2021, "lte": 2023}}}}
-    both = fq.facet_filters(SearchParams(filters={"year": ["2020"]}, ranges={"year_from": 2019}), CONFIG)["year"]
+    both = CONFIG.faceted.filters(SearchParams(filters={"year": ["2020"]}, ranges={"year_from": 2019}))["year"]
     assert both == {"bool": {"filter": [{"terms": {"year": ["2020"]}}, {"range": {"year": {"gte": 2019}}}]}}
-    aggs = fq.aggregations(CONFIG, filters)
+    aggs = CONFIG.faceted.aggregations(filters)
     assert aggs["venue"]["aggs"]["values"]["terms"] == {"field": "venue", "size": 30, "exclude": [""]}
     assert aggs["venue"]["filter"] == {"bool": {"filter": [filters["year"]]}}  # disjunctive
     assert aggs["year"]["aggs"]["span"] == {"stats": {"field": "year"}}  # the range inputs' placeholders
@@ -267,7 +264,7 @@ def test_facet_values_and_range_from_buckets():
     aggs = {"year": {"values": {"buckets": [{"key": 2020, "doc_count": 4}, {"key": 2023, "doc_count": 2}]},
                      "span": {"min": 2019.0, "max": 2024.0}},
             "venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 6}]}}}
-    by_name = {f.name: f for f in facets(aggs, params, CONFIG, Taxonomy.load())}
+    by_name = {f.name: f for f in CONFIG.faceted.read(aggs, params)}
     year = by_name["year"]
     assert [(v.value, v.count, v.selected) for v in year.values] == [("2023", 2, False), ("2021", 0, True),
                                                                       ("2020", 4, False)]
@@ -277,7 +274,7 @@ def test_facet_values_and_range_from_buckets():
 
 
 def test_topic_aggregation_is_hierarchical():
-    agg = CONFIG.topic.aggregation({})
+    agg = CONFIG.faceted.aggregations({})["topic"]
     assert agg["filter"] == {"match_all": {}}
     areas = agg["aggs"]["values"]
     assert areas["terms"] == {"field": "topic_area", "size": 50}

@@ -7,6 +7,7 @@ import ast
 import re
 from pathlib import Path
 
+from papersearch.taxonomy import Taxonomy
 from webapp.domain import Facet, FacetValue
 from webapp.services.search_settings import search_config
 from webapp.views.facet_labels import labelled
@@ -53,7 +54,8 @@ def test_labelled_facets_are_named_in_both_languages_by_the_view_layer() -> None
         return Facet(name=name, param=name, values=[
             FacetValue(value=v, label=v, label_zh=v, count=1, selected=False, children=[]) for v in values])
 
-    kinds, venues = labelled([facet("type", "journal-article", "unheard-of"), facet("venue", "ICLR")], search_config())
+    kinds, venues = labelled([facet("type", "journal-article", "unheard-of"), facet("venue", "ICLR")], search_config(),
+                             Taxonomy.load())
     assert [(v.label, v.label_zh) for v in kinds.values] == [("Journal article", "期刊论文"),
                                                               ("unheard-of", "unheard-of")]
     assert [(v.label, v.label_zh) for v in venues.values] == [("ICLR", "ICLR")]

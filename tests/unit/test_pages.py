@@ -9,9 +9,8 @@ from urllib.parse import parse_qs, urlsplit
 from papersearch.author_keys import author_key, author_keys
 from papersearch.taxonomy import Taxonomy, Topic, topic_slug
 from webapp.domain import Facet, FacetRange, SearchParams
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
-from webapp.services.facets.kinds import bars
+from webapp.services.facets.numbers import bars
 from webapp.services.pages import profile_queries as pq
 from webapp.services.pages.author_groups import paper_groups, several_people
 from webapp.services.plan import ladder as plan
@@ -106,8 +105,8 @@ def test_an_author_page_ranks_its_words_as_the_search_does_within_the_name():
     body = pq.body(pq.AuthorPapers(("thomas muller",), params, words), CONFIG)
     assert body["query"] == {"bool": {"must": [render.scoring_query(words, CONFIG)],
                                       "filter": [{"terms": {pq.AUTHOR_KEYS: ["thomas muller"]}}]}}
-    assert body["post_filter"] == fq.post_filter(fq.facet_filters(params, CONFIG))  # facets stay disjunctive
-    expected = fq.aggregations(CONFIG, fq.facet_filters(params, CONFIG)) | fq.known_aggregation(params, CONFIG)
+    assert body["post_filter"] == CONFIG.faceted.post_filter(CONFIG.faceted.filters(params))  # facets stay disjunctive
+    expected = CONFIG.faceted.aggregations(CONFIG.faceted.filters(params)) | CONFIG.faceted.known_aggregation(params)
     assert body["aggs"] == expected
     assert body["sort"] == CONFIG.sorts["relevance"] and "highlight_query" in body["highlight"]
     newest = pq.body(pq.AuthorPapers(("thomas muller",), SearchParams(sort="year")), CONFIG)

@@ -46,7 +46,8 @@ class Sitemap:
 
 
 def feed(service: SearchService, asked: Asked) -> tuple[SearchResult, int]:
-    return labelled_result(service.search(asked.params, prepared=asked.prepared), service.config), HTTPStatus.OK
+    return labelled_result(service.search(asked.params, prepared=asked.prepared), service.config,
+                           service.labels), HTTPStatus.OK
 
 
 def export(service: SearchService, asked: Asked) -> tuple[Export, int]:

@@ -13,7 +13,7 @@ from papersearch.text import MAX_AUTHOR
 from webapp.controllers.asked import Asked
 from webapp.domain import AuthorPeople, AuthorProfile, TopicProfile
 from webapp.services.pages.profiles import ProfileService
-from webapp.views.facet_labels import labelled_result
+from webapp.views.facet_labels import labelled_result, labelled_topic
 
 
 def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorProfile | AuthorPeople | None, int]:
@@ -23,8 +23,8 @@ def author(profiles: ProfileService, name: str, asked: Asked) -> tuple[AuthorPro
     if not name.strip() or len(name) > MAX_AUTHOR:
         return None, HTTPStatus.NOT_FOUND
     found = profiles.author(name, asked.params, asked.prepared)
-    if isinstance(found, AuthorProfile):  # record types and languages named in both languages
-        found = found.model_copy(update={"result": labelled_result(found.result, profiles.config)})
+    if isinstance(found, AuthorProfile):  # topics, record types and languages named in both languages
+        found = found.model_copy(update={"result": labelled_result(found.result, profiles.config, profiles.labels)})
     if isinstance(found, AuthorPeople):
         return found, HTTPStatus.OK if is_surname(author_key(name)) else HTTPStatus.NOT_FOUND
     return found, HTTPStatus.OK if found else HTTPStatus.NOT_FOUND
@@ -38,6 +38,8 @@ def topic_of(profiles: ProfileService, area: str, subarea: str | None) -> Topic 
 
 def topic(profiles: ProfileService, found: Topic) -> tuple[TopicProfile | None, int]:
     page = profiles.topic(found)
+    if page:  # its subareas named in both languages
+        page = labelled_topic(page, profiles.config, profiles.labels)
     return page, HTTPStatus.OK if page else HTTPStatus.NOT_FOUND
 
 

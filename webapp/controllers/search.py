@@ -35,7 +35,7 @@ def search(service: SearchService, asked: Asked, recorder: Recorder, source: Sou
     takes any from 1 to the largest."""
     result = service.search(asked.params, prepared=asked.prepared)
     recorder.search(result, source, lang)
-    return labelled_result(result, service.config), HTTPStatus.OK
+    return labelled_result(result, service.config, service.labels), HTTPStatus.OK
 
 
 def paper(service: SearchService, paper_id: str) -> tuple[dict[str, Any], int]:

@@ -2,7 +2,7 @@
 
 Plain dicts, as the client sends them: the client's DSL objects would be built and turned back into
 dicts on every search for the same body (DECISIONS.md D-095).
-Only webapp/services/bodies/ (render.py, clauses.py, text_query.py, facets.py) and facets/kinds.py write
+Only webapp/services/bodies/ (render.py, clauses.py, text_query.py) and facets/ (each kind, faceted.py) write
 Elasticsearch syntax. `Query` is defined here only; the other modules (and bench/, tests/unit/bodies.py) import it.
 """
 

@@ -28,11 +28,10 @@ from webapp.domain import (
     SearchUnavailable,
 )
 from webapp.services.bodies import render
-from webapp.services.bodies.facets import KNOWN
 from webapp.services.by_meaning import MeaningSearch
 from webapp.services.es.access import EsAccess, Trace
 from webapp.services.es.errors import es_errors
-from webapp.services.facets.labels import TopicLabels
+from webapp.services.facets.kind import KNOWN
 from webapp.services.lookups.concept_suggest import ConceptSuggester
 from webapp.services.lookups.papers import PaperLookups
 from webapp.services.plan import ladder as plan
@@ -40,8 +39,8 @@ from webapp.services.plan import requests as pr
 from webapp.services.query import author_names
 from webapp.services.query import expansion as xp
 from webapp.services.query.parser import ParsedQuery, parse_query
-from webapp.services.results.facets import as_indexed, facets
 from webapp.services.results.hits import missing_words, relevance_score, to_hit
+from webapp.services.results.topic_labels import TopicLabels
 from webapp.services.search_settings import WebSearchConfig, search_config
 
 log = logging.getLogger(__name__)
@@ -108,7 +107,7 @@ class SearchService:
             outcome: plan.Outcome = done.value
         shown, answer = outcome.shown, outcome.shown.answer
         aggregations = outcome.aggregations if outcome.facets else answer.get("aggregations", {})
-        params = as_indexed(aggregations or {}, params, self.config)  # venue=iclr shown as ICLR (issue 57.7)
+        params = self.config.faceted.as_indexed(aggregations or {}, params)  # venue=iclr shown as ICLR (issue 57.7)
         window = self.config.max_result_window
         meant = self.meaning.around(s, outcome, params, vector, trace)
         fused = meant.fused
@@ -122,7 +121,7 @@ class SearchService:
             total_is_exact=shown.exact,
             took_ms=answer.get("took", 0),
             hits=[] if too_deep else [self._hit(h, outcome.page, outcome.partial, h["_id"] in alone) for h in raw_hits],
-            facets=facets(aggregations or {}, params, self.config, self.labels),
+            facets=self.config.faceted.read(aggregations or {}, params),
             facets_are_estimates=bool(outcome.facets and outcome.facets.probability < 1),
             did_you_mean=outcome.did_you_mean,
             showing_for=outcome.showing_for,

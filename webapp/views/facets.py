@@ -17,7 +17,7 @@ LEVELS = 20  # a chart's bar heights, in steps of 5% (style.css .level-0 … .le
 
 def child_params(config: WebSearchConfig) -> dict[str, str]:
     """Facet name → the URL parameter of its values' children ("topic" → "subarea")."""
-    return {f.name: f.child_param for f in config.facets}
+    return {f.name: f.child_param for f in config.faceted}
 
 
 def selected_filters(result: SearchResult, config: WebSearchConfig, lang: str) -> list[tuple[str, str, str]]:
@@ -39,8 +39,8 @@ def selected_filters(result: SearchResult, config: WebSearchConfig, lang: str) -
                 labels[(children.get(facet.name, facet.param), c.value)] = label(v) + DISPLAY_SEPARATOR + label(c)
     p = result.params
     out = [(param, v, labels.get((param, v), DISPLAY_SEPARATOR.join(parts)))
-           for f in config.facets for param, v, parts in f.selections(p)]
-    for f in config.facets:
+           for f in config.faceted for param, v, parts in f.selections(p)]
+    for f in config.faceted:
         out += [(param, str(value), translate(lang, f"filters.range_{side}", name=translate(lang, f"facet.{f.name}"),
                                               value=value)) for side, param, value in f.bounds(p)]
     return out
@@ -55,14 +55,14 @@ def emptying_filters(result: SearchResult, config: WebSearchConfig, lang: str) -
         return []
     counted = {f.name for f in result.facets if f.papers}
     p = result.params
-    culprits = {(param, v) for f in config.facets if f.name in counted for param, v, _ in f.selections(p)}
-    culprits |= {(param, str(value)) for f in config.facets if f.name in counted for _, param, value in f.bounds(p)}
+    culprits = {(param, v) for f in config.faceted if f.name in counted for param, v, _ in f.selections(p)}
+    culprits |= {(param, str(value)) for f in config.faceted if f.name in counted for _, param, value in f.bounds(p)}
     return [chip for chip in selected_filters(result, config, lang) if chip[:2] in culprits]
 
 
 def unknown_filters(result: SearchResult, config: WebSearchConfig) -> frozenset[tuple[str, str]]:
     """(param, value) of every selected filter value no paper of the index has: the facets show a selected value
-    whenever some paper has it (facet_queries.known_values), so a selected value missing from them is unknown.
+    whenever some paper has it (facets/faceted.py known_values), so a selected value missing from them is unknown.
     Links leave these out (SearchLinks.ignored; issue 53.6, DECISIONS.md D-187)."""
     if not result.facets:  # none read: nothing is known either way
         return frozenset()
@@ -72,7 +72,7 @@ def unknown_filters(result: SearchResult, config: WebSearchConfig) -> frozenset[
         for v in facet.values:
             shown.add((facet.param, v.value))
             shown.update((children.get(facet.name, facet.param), c.value) for c in v.children)
-    return frozenset((param, v) for f in config.facets for param, v, _ in f.selections(result.params)
+    return frozenset((param, v) for f in config.faceted for param, v, _ in f.selections(result.params)
                      if (param, v) not in shown)
 
 

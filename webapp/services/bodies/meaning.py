@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from webapp.services.bodies import clauses as cl
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
 from webapp.services.es_syntax import Query
 from webapp.services.plan.meaning import MeaningRequest, Nearest, WordRanks
@@ -44,7 +43,7 @@ def _word_ranks(request: WordRanks, config: WebSearchConfig) -> Query:
 
 def _nearest(request: Nearest, config: WebSearchConfig) -> Query:
     page, m = request.page, config.meaning
-    filters = list(fq.facet_filters(page.params, config).values())
+    filters = config.faceted.clauses(config.faceted.filters(page.params))
     filters += [cl.field_clause(c, config) for c in page.fields]
     excluded = cl.exclusion_clauses(list(page.excluded), config)
     if excluded:

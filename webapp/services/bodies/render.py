@@ -1,9 +1,9 @@
 """The one renderer: each request of a plan (webapp/services/plan/ladder.py) → the Elasticsearch body it is sent as.
 
 The clauses are clauses.py's (a word across fields, its typo fallback, the concepts, phrases, closeness,
-field clauses, exclusions), facets facets.py's; this module puts them together as the plan says and
-writes everything around them (tiers, sort, paging, highlighting, counts, spelling). Every number comes from
-the plan or config/index.json.
+field clauses, exclusions), the facets' filters and aggregations webapp/services/facets/faceted.py's; this module
+puts them together as the plan says and writes everything around them (tiers, sort, paging, highlighting, counts,
+spelling). Every number comes from the plan or config/index.json.
 """
 
 from __future__ import annotations
@@ -11,7 +11,6 @@ from __future__ import annotations
 from papersearch.introduces import MAX_NAME_WORDS
 from webapp.domain import SearchParams
 from webapp.services.bodies import clauses as cl
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import text_query as tc
 from webapp.services.es_syntax import Query, bool_query, filtered
 from webapp.services.plan.requests import Count, Facets, Page, Request, Spelling
@@ -48,14 +47,14 @@ def body(request: Request, config: WebSearchConfig) -> Query | list[Query]:
 
 def _page(page: Page, config: WebSearchConfig) -> Query:
     params = page.params
-    filters = fq.facet_filters(params, config)
+    filters = config.faceted.filters(params)
     rescored = _rescore_window(page, config)
     query = scoring_query(page, config, closeness=not rescored)
     if page.all_words:
         query = _all_words_first(query, page, config)
     out: Query = {
         "query": query,
-        "aggs": fq.aggregations(config, filters),
+        "aggs": config.faceted.aggregations(filters),
         "sort": _sort(page, config),
         "track_total_hits": True,
         "_source": {"excludes": [config.suggest_field]},
@@ -63,8 +62,8 @@ def _page(page: Page, config: WebSearchConfig) -> Query:
     }
     if out["size"] and page.highlight:
         out["highlight"] = {**config.highlight.body(), "highlight_query": highlight_query(page.highlight, config)}
-    out["aggs"] |= fq.known_aggregation(params, config)
-    post = fq.post_filter(filters)
+    out["aggs"] |= config.faceted.known_aggregation(params)
+    post = config.faceted.post_filter(filters)
     if post:
         out["post_filter"] = post
     if rescored:
@@ -84,9 +83,8 @@ def _hits_only(page: Page, config: WebSearchConfig) -> Query:
     counted as far as pages go (max_result_window), so Elasticsearch can skip what cannot make the page."""
     out = _page(page, config)
     out.pop("aggs", None)
-    post = out.pop("post_filter", None)
-    if post:
-        out["query"] = filtered(out["query"], post["bool"]["filter"])
+    if out.pop("post_filter", None):
+        out["query"] = filtered(out["query"], config.faceted.clauses(config.faceted.filters(page.params)))
     out["track_total_hits"] = config.max_result_window
     return out
 
@@ -208,8 +206,8 @@ def highlighted_fields(config: WebSearchConfig) -> list[str]:
 
 def _check(page: Page, config: WebSearchConfig) -> Query:
     """A search that counts up to one paper, filters included, so it can go into one _msearch."""
-    post = fq.post_filter(fq.facet_filters(page.params, config))
-    query = filtered(scoring_query(page, config), post["bool"]["filter"] if post else [])
+    facets = config.faceted
+    query = filtered(scoring_query(page, config), facets.clauses(facets.filters(page.params)))
     return {"query": query, "size": 0, "track_total_hits": 1}
 
 
@@ -218,7 +216,7 @@ def _count(count: Count, config: WebSearchConfig) -> Query:
     ladder's threshold: concepts also let papers in the other language in, and a long English title with a
     typo must not count as found because one of its words is a concept Chinese papers have."""
     as_typed = (tc.text_query(count.text, config) if count.text else None) or {"match_all": {}}
-    filters = list(fq.facet_filters(count.params, config).values())
+    filters = config.faceted.clauses(config.faceted.filters(count.params))
     return {"size": 0, "track_total_hits": count.limit, "query": bool_query(filter=[as_typed, *filters])}
 
 
@@ -257,10 +255,10 @@ def _facets(facets: Facets, config: WebSearchConfig) -> Query:
     they only order), each facet's aggregation; counted on a random sample of the matches when probability
     < 1 (Elasticsearch's random_sampler, whose counts are scaled estimates; the seed fixed, so a page does not
     flicker)."""
-    aggs = fq.aggregations(config, fq.facet_filters(facets.page.params, config))
+    aggs = config.faceted.aggregations(config.faceted.filters(facets.page.params))
     if facets.probability < 1:
         sampler = {"probability": facets.probability, "seed": config.large_index.seed}
         aggs = {SAMPLE_AGG: {"random_sampler": sampler, "aggs": aggs}}
-    aggs |= fq.known_aggregation(facets.page.params, config)  # the whole index, never sampled: top level
+    aggs |= config.faceted.known_aggregation(facets.page.params)  # the whole index, never sampled: top level
     query = scoring_query(facets.page, config, closeness=False)
     return {"size": 0, "track_total_hits": False, "query": {"constant_score": {"filter": query}}, "aggs": aggs}

@@ -1,3 +1,3 @@
-"""Facets: one class per kind of config/index.json (kinds.py), each writing its own filter and aggregation and
-reading its own buckets, which bodies/facets.py and results/facets.py put together; the topic facet's Chinese
-labels (labels.py)."""
+"""Facets: one class per kind (kind.py says what each answers; topics.py, terms.py, numbers.py), each owning its
+filter, its aggregation and its reading of the answer, built from config/index.json's facets (plain data); faceted.py
+composes them for a request (the post_filter, the aggregations, the known values) and reads the answer back."""

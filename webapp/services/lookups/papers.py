@@ -7,11 +7,11 @@ from papersearch import meaning
 from webapp.domain import Hit, Suggestion
 from webapp.services.es.access import EsAccess
 from webapp.services.es.errors import es_errors
-from webapp.services.facets.labels import TopicLabels
 from webapp.services.lookups import completion
 from webapp.services.lookups.concept_suggest import ConceptSuggester, by_papers
 from webapp.services.results.fusion import fuse
 from webapp.services.results.hits import to_hit
+from webapp.services.results.topic_labels import TopicLabels
 from webapp.services.search_settings import WebSearchConfig
 
 CONCEPT_SUGGESTIONS = 3  # glossary concepts offered first among the completions

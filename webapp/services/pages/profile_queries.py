@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from papersearch.author_keys import FIELD as AUTHOR_KEYS
 from papersearch.taxonomy import Topic
 from webapp.domain import SearchParams
-from webapp.services.bodies import facets as fq
 from webapp.services.bodies import render
 from webapp.services.es_syntax import Query, bool_query, filtered
-from webapp.services.facets.kinds import UNTAGGED, untagged
+from webapp.services.facets.topics import UNTAGGED, untagged
 from webapp.services.plan.requests import Page
 from webapp.services.search_settings import WebSearchConfig
 
@@ -97,11 +96,11 @@ def _source(config: WebSearchConfig) -> Query:
 
 def _author_papers(request: AuthorPapers, config: WebSearchConfig) -> Query:
     params = request.params
-    filters = fq.facet_filters(params, config)
+    filters = config.faceted.filters(params)
     words = render.scoring_query(request.words, config) if request.words else {"match_all": {}}
     out: Query = {
         "query": filtered(words, [_author(request.keys)]),
-        "aggs": fq.aggregations(config, filters) | fq.known_aggregation(params, config),
+        "aggs": config.faceted.aggregations(filters) | config.faceted.known_aggregation(params),
         "sort": config.sorts[params.sort],
         "track_total_hits": True,
         **render.window(params, config),
@@ -110,7 +109,7 @@ def _author_papers(request: AuthorPapers, config: WebSearchConfig) -> Query:
     if request.words and request.words.highlight:
         out["highlight"] = {**config.highlight.body(),
                             "highlight_query": render.highlight_query(request.words.highlight, config)}
-    post = fq.post_filter(filters)
+    post = config.faceted.post_filter(filters)
     if post:
         out["post_filter"] = post
     return out
@@ -141,7 +140,7 @@ def _topic_aggregations(config: WebSearchConfig, sampled: bool = False) -> Query
     settings = config.profiles.topic
     concepts = {"field": CONCEPTS, "size": settings.concepts, "min_doc_count": 1 if sampled else
                 settings.concept_papers}
-    return {**fq.aggregations(config, {}), "names": {"terms": {"field": NAMES, "size": 2 * settings.authors}},
+    return {**config.faceted.aggregations({}), "names": {"terms": {"field": NAMES, "size": 2 * settings.authors}},
             CONCEPTS: {"significant_terms": concepts}}
 
 

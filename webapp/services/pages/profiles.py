@@ -23,11 +23,10 @@ from webapp.domain import (
     TopicProfile,
 )
 from webapp.services.bodies import render
-from webapp.services.facets.kinds import UNTAGGED
+from webapp.services.facets.topics import UNTAGGED
 from webapp.services.pages import author_groups
 from webapp.services.pages import profile_queries as pq
 from webapp.services.query import author_names
-from webapp.services.results.facets import as_indexed, facets
 from webapp.services.results.hits import to_hit
 from webapp.services.search import Prepared, SearchService
 
@@ -112,10 +111,10 @@ class ProfileService:
     def _result(self, answer: Answer, params: SearchParams) -> SearchResult:
         counted = answer["hits"]["total"]
         total, window = counted["value"], self.config.max_result_window
-        params = as_indexed(answer.get("aggregations", {}), params, self.config)
+        params = self.config.faceted.as_indexed(answer.get("aggregations", {}), params)
         return SearchResult(params=params, total=total, took_ms=answer.get("took", 0),
                             hits=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
-                            facets=facets(answer.get("aggregations", {}), params, self.config, self.labels),
+                            facets=self.config.faceted.read(answer.get("aggregations", {}), params),
                             page_count=params.page_count(total, window),
                             too_deep=params.too_deep_for(total, window, counted["relation"] == "eq"))
 
@@ -150,7 +149,7 @@ class ProfileService:
             area=topic.area, subarea=topic.subarea, path=topic.path, area_zh=area_zh,
             label_zh=self.labels.label_zh(topic.area, topic.subarea) or topic.subarea or area_zh,
             papers=total["value"], newest=[to_hit(h, self.labels) for h in answer["hits"]["hits"]],
-            facets=facets(aggs, SearchParams(), self.config, self.labels), facets_are_estimates=probability < 1,
+            facets=self.config.faceted.read(aggs, SearchParams()), facets_are_estimates=probability < 1,
             tagged=tagged, indexed=indexed,
             authors=by_person(names)[:self.config.profiles.topic.authors], concepts=concepts)
 

@@ -18,8 +18,8 @@ from papersearch import tex
 from webapp.domain import Hit
 from webapp.services.bodies.render import ALL_WORDS_QUERY, ALL_WORDS_TYPOS_QUERY
 from webapp.services.bodies.text_query import WORD_QUERY, word_name
-from webapp.services.facets.labels import Labels
 from webapp.services.results.math_html import fragment_html, text_html
+from webapp.services.results.topic_labels import Labels
 from webapp.services.search_settings import WebSearchConfig
 
 FRAGMENT_JOINER = " … "

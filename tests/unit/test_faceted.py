@@ -1,18 +1,22 @@
-"""Each kind of facet writes its filter, aggregation and known-values part and reads its buckets as the code
-that tested the facet's type did (issue 43.2): the expected values below are that code's output for the same
-config, parameters and answer; test_request_bodies.py pins whole bodies."""
+"""webapp/services/facets/faceted.py and the kinds it composes (issue 54.5, DECISIONS.md D-213): each kind of facet
+is one class built from its config (plain data) that writes its filter, aggregation and known-values part and reads
+its buckets as the code that tested the facet's type did (issue 43.2): the expected values below are that code's
+output for the same config, parameters and answer; test_request_bodies.py pins whole bodies."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
+from papersearch import index_definition
+from papersearch.search_config import HierarchyFacetConfig, TermsFacetConfig, validated
 from papersearch.taxonomy import Taxonomy
 from webapp.domain import SearchParams
-from webapp.services.bodies import facets as fq
-from webapp.services.facets.kinds import HierarchyFacet, TermsFacet
-from webapp.services.results.facets import facets
-from webapp.services.search_settings import search_config
+from webapp.services.facets.numbers import NumberFacet
+from webapp.services.facets.terms import TermsFacet
+from webapp.services.facets.topics import TopicFacet
+from webapp.services.search_settings import WebSearchConfig, search_config
+from webapp.views.facet_labels import labelled
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = search_config()
@@ -42,20 +46,54 @@ ANSWER = {
 
 
 def test_each_facet_of_the_config_is_the_class_of_its_kind():
-    assert [(f.name, type(f)) for f in CONFIG.facets] == [("topic", HierarchyFacet), ("venue", TermsFacet),
-                                                          ("year", TermsFacet), ("type", TermsFacet),
-                                                          ("language", TermsFacet)]
+    assert [(f.name, type(f)) for f in CONFIG.faceted] == [("topic", TopicFacet), ("venue", TermsFacet),
+                                                           ("year", NumberFacet), ("type", TermsFacet),
+                                                           ("language", TermsFacet)]
+    assert CONFIG.faceted is CONFIG.faceted  # built once per settings
+
+
+def test_the_config_stays_data():
+    # The facets of the settings are the config's models, with no filter, aggregation or reading of their own.
+    assert [type(f) for f in CONFIG.facets] == [HierarchyFacetConfig] + [TermsFacetConfig] * 4
+    assert not any(hasattr(f, m) for f in CONFIG.facets for m in ("filter", "aggregation", "read", "selections"))
+
+
+def test_a_new_facet_is_config_not_code():
+    search = index_definition.load()["search"]
+    publisher = {"name": "publisher", "type": "terms", "param": "publisher", "field": "publisher", "size": 5}
+    config = validated(WebSearchConfig, {**search, "facets": [*search["facets"], publisher]})
+    params = SearchParams(filters={"publisher": ["ACM"]})
+    filters = config.faceted.filters(params)
+    assert filters == {"publisher": {"term": {"publisher": {"value": "ACM", "case_insensitive": True}}}}
+    assert config.faceted.aggregations(filters)["publisher"] == {
+        "filter": {"match_all": {}}, "aggs": {"values": {"terms": {"field": "publisher", "size": 5, "exclude": [""]}}}}
+    answer = {"publisher": {"doc_count": 3, "values": {"buckets": [{"key": "ACM", "doc_count": 3}]}}}
+    read = config.faceted.read(answer, params)[-1]
+    assert (read.name, read.papers, [(v.value, v.count, v.selected) for v in read.values]) == (
+        "publisher", 3, [("ACM", 3, True)])
+
+
+def test_the_post_filter_is_composed_in_one_place():
+    filters = CONFIG.faceted.filters(PARAMS)
+    assert CONFIG.faceted.post_filter(filters) == {"bool": {"filter": CONFIG.faceted.clauses(filters)}}
+    assert CONFIG.faceted.post_filter({}) is None and CONFIG.faceted.clauses({}) == []
+    # the renderers write no post_filter of their own
+    for path in ("webapp/services/bodies/render.py", "webapp/services/bodies/meaning.py",
+                 "webapp/services/pages/profile_queries.py"):
+        text = (ROOT / path).read_text(encoding="utf-8")
+        assert '"post_filter"' not in text or ".post_filter(" in text, path
+        assert '["bool"]["filter"]' not in text, path  # nor take one apart
 
 
 def test_filters_as_before():
-    by_name = {f.name: f.filter(PARAMS) for f in CONFIG.facets}
+    by_name = {f.name: f.filter(PARAMS) for f in CONFIG.faceted}
     assert by_name == {"topic": TOPIC_F, "venue": VENUE_F, "year": YEAR_F, "type": None, "language": None}
-    assert fq.facet_filters(PARAMS, CONFIG) == {k: v for k, v in by_name.items() if v is not None}
-    assert all(f.filter(SearchParams()) is None for f in CONFIG.facets)  # no selection, no filter
+    assert CONFIG.faceted.filters(PARAMS) == {k: v for k, v in by_name.items() if v is not None}
+    assert all(f.filter(SearchParams()) is None for f in CONFIG.faceted)  # no selection, no filter
 
 
 def test_aggregations_as_before():
-    aggs = fq.aggregations(CONFIG, fq.facet_filters(PARAMS, CONFIG))
+    aggs = CONFIG.faceted.aggregations(CONFIG.faceted.filters(PARAMS))
     assert aggs["topic"] == {"filter": {"bool": {"filter": [VENUE_F, YEAR_F]}}, "aggs": {"values": {
         "terms": {"field": "topic_area", "size": 50},
         "aggs": {"children": {"terms": {"field": "topic_path", "size": 200}}}},
@@ -73,14 +111,19 @@ def test_known_values_as_before():
         return {"filter": filter_ or {"terms": {field: values}},
                 "aggs": {"values": {"terms": {"field": field, "size": len(values) * size}}}}
 
-    assert fq.known_aggregation(PARAMS, CONFIG) == {"known": {"global": {}, "aggs": {
+    assert CONFIG.faceted.known_aggregation(PARAMS) == {"known": {"global": {}, "aggs": {
         "area": part("topic_area", ["Deep Learning", "Theory"]),
         "subarea": part("topic_path", ["Deep Learning > Theory"]),
         "venue": part("venue", ["NeurIPS"], VENUE_F, 4), "year": part("year", ["2020", "2021"])}}}
 
 
 def test_buckets_read_as_before():
-    topic, venue, year, kind, language = facets(ANSWER, PARAMS, CONFIG, Taxonomy.load())
+    read = CONFIG.faceted.read(ANSWER, PARAMS)
+    # The kinds name each value by itself; the view layer puts in the taxonomy's Chinese names.
+    assert [(v.label, v.label_zh) for v in read[0].values] == [("Deep Learning", "Deep Learning"),
+                                                               ("Applications", "Applications")]
+    assert [(c.label, c.label_zh) for c in read[0].values[0].children] == [("Theory", "Theory")]
+    topic, venue, year, kind, language = labelled(read, CONFIG, Taxonomy.load())
     assert kind.values == language.values == []  # the answer has no buckets for them
     assert topic.model_dump() == {"name": "topic", "param": "area", "range": None, "bars": [], "covered": None,
                                   "of": None, "papers": None, "values": [
@@ -99,7 +142,7 @@ def test_buckets_read_as_before():
 
 
 def test_selections_and_bounds_name_each_facets_own_parameters():
-    topic, venue, year, *_ = CONFIG.facets
+    topic, venue, year, *_ = CONFIG.faceted
     assert topic.selections(PARAMS) == [("area", "Deep Learning", ("Deep Learning",)), ("area", "Theory", ("Theory",)),
                                         ("subarea", "Deep Learning > Theory", ("Deep Learning", "Theory"))]
     assert venue.selections(PARAMS) == [("venue", "NeurIPS", ("NeurIPS",))]
@@ -109,15 +152,15 @@ def test_selections_and_bounds_name_each_facets_own_parameters():
 
 
 def test_the_callers_do_not_test_a_facets_type():
-    for path in ("webapp/services/bodies/facets.py", "webapp/services/results/facets.py", "webapp/views/facets.py"):
+    # faceted.kind_of chooses each facet's class once, by its config's model (a match on it).
+    for path in ("webapp/services/facets/faceted.py", "webapp/views/facets.py"):
         text = (ROOT / path).read_text(encoding="utf-8")
         assert not TYPE_TEST.findall(text), path
 
 
 def test_typed_values_are_shown_as_indexed():
     # Issue 57.7: venue=iclr matches ICLR; the page keeps the index's spelling.
-    from webapp.services.results.facets import as_indexed
     params = SearchParams(filters={"venue": ["iclr", "nips"], "year": ["2020"]})
     aggs = {"known": {"venue": {"values": {"buckets": [{"key": "ICLR", "doc_count": 3}]}}}}
-    assert as_indexed(aggs, params, CONFIG).filters == {"venue": ["ICLR", "nips"], "year": ["2020"]}
-    assert as_indexed({}, params, CONFIG) is params
+    assert CONFIG.faceted.as_indexed(aggs, params).filters == {"venue": ["ICLR", "nips"], "year": ["2020"]}
+    assert CONFIG.faceted.as_indexed({}, params) is params
