@@ -91,6 +91,19 @@ class CrossLingual(Section):
     tie_breaker: Number
 
 
+class Glosses(Section):
+    """Chinese words beyond the glossary, in English (webapp/services/query/glosses.py, DECISIONS.md D-225)."""
+
+    enabled: bool
+    weight: Annotated[float, Field(ge=0)]
+    per_word: Annotated[int, Field(ge=1)]
+    max_gloss_words: Annotated[int, Field(ge=1)]
+    max_terms: Annotated[int, Field(ge=0)]  # glosses added to one query, in all
+    min_word_length: Annotated[int, Field(ge=1)]
+    minimum_should_match: str
+    stop_words: frozenset[str] = frozenset()
+
+
 class TypedNames(Section):
     introduced_boost: Number
     surname_boost: Number
@@ -293,6 +306,7 @@ class SearchConfig(Section):
     word_pairs: WordPairs
     relaxation: Relaxation
     cross_lingual: CrossLingual
+    glosses: Glosses
     field_aliases: FieldAliases
     highlight: Highlight
     facets: list[FacetConfig]
