@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from papersearch.gloss_config import Glosses
+
 M = TypeVar("M", bound=BaseModel)
 Number = int | float  # smart union: 6 stays 6 and 0.5 stays 0.5, so request bodies keep the file's numbers
 Weights = dict[str, Number]  # field → boost
@@ -89,19 +91,6 @@ class CrossLingual(Section):
     other_language_weight: ByLanguage
     name_gaps: int = 0
     tie_breaker: Number
-
-
-class Glosses(Section):
-    """Chinese words beyond the glossary, in English (webapp/services/query/glosses.py, DECISIONS.md D-225)."""
-
-    enabled: bool
-    weight: Annotated[float, Field(ge=0)]
-    per_word: Annotated[int, Field(ge=1)]
-    max_gloss_words: Annotated[int, Field(ge=1)]
-    max_terms: Annotated[int, Field(ge=0)]  # glosses added to one query, in all
-    min_word_length: Annotated[int, Field(ge=1)]
-    minimum_should_match: str
-    stop_words: frozenset[str] = frozenset()
 
 
 class TypedNames(Section):
