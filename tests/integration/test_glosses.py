@@ -50,6 +50,8 @@ def test_a_chinese_question_finds_the_english_paper_through_the_dictionary(clust
 
 def test_without_the_dictionary_only_the_chinese_paper_has_the_words(cluster, alias: str) -> None:
     assert ids(cluster, alias, QUESTION, enabled=False) == ["zh-labels"]
+    as_typed = SearchService(cluster.client("web"), alias).search(SearchParams(q=QUESTION, xl=False))
+    assert [h.id for h in as_typed.hits] == ["zh-labels"]  # xl=0 searches the words as typed: no glosses
 
 
 def test_the_glosses_do_not_stand_in_for_a_concept_typed_beside_them(cluster, alias: str) -> None:

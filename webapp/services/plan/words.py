@@ -97,6 +97,7 @@ class Words:
     parsed: ParsedQuery
     found: tuple[Expansion, ...]
     config: WebSearchConfig
+    glossed: bool = True  # a Chinese run's words beyond the glossary searched in English too (xl=0: not)
 
     def text(self, fuzzy: Fuzzy = True, relaxed: bool = False, other_language: bool = True) -> Text | None:
         """The words with the concepts recognised among them (see DECISIONS.md D-033): every
@@ -159,7 +160,7 @@ class Words:
         """The words of a Chinese run that no concept in it covers, each with its first English glosses, at most
         `budget` glosses in all (query/glosses.py)."""
         settings = self.config.glosses
-        if not settings.enabled or budget <= 0:
+        if not settings.enabled or not self.glossed or budget <= 0:
             return ()
         out = []
         for word in dictionary.content_words(run, [e.typed for e in inside], settings.min_word_length,
