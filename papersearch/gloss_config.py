@@ -18,5 +18,6 @@ class Glosses(BaseModel):
     max_gloss_words: Annotated[int, Field(ge=1)]  # a longer gloss is left out
     max_terms: Annotated[int, Field(ge=0)]  # the glosses added to one query, in all: the one cap
     min_word_length: Annotated[int, Field(ge=1)]  # characters of a Chinese word looked up
+    min_words_alone: Annotated[int, Field(ge=1)]  # glossed words a run with no concept needs (a keyword has 1-2)
     minimum_should_match: str  # of a run's words, for an English paper with no concept of the run
     stop_words: frozenset[str] = frozenset()  # Chinese words never looked up

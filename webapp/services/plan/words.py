@@ -158,7 +158,8 @@ class Words:
 
     def glosses(self, run: str, inside: list[Expansion], budget: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
         """The words of a Chinese run that no concept in it covers, each with its first English glosses, at most
-        `budget` glosses in all (query/glosses.py)."""
+        `budget` glosses in all (query/glosses.py); none for a run of fewer than glosses.min_words_alone such words
+        and no concept."""
         settings = self.config.glosses
         if not settings.enabled or not self.glossed or budget <= 0:
             return ()
@@ -169,7 +170,9 @@ class Words:
             if found:
                 out.append((word, found))
                 budget -= len(found)
-        return tuple(out)
+        # A run with no concept lets English papers in by its glosses alone: a question's words, not a keyword's one
+        # or two (安全, 改建: English papers with "safety", "rebuild" before the Chinese papers with the word)
+        return tuple(out) if inside or len(out) >= settings.min_words_alone else ()
 
     def required(self, words: int, relaxed: bool) -> int:
         """How many of the words must match: all, or (relaxed) the share relaxation.minimum_should_match
