@@ -125,6 +125,12 @@ def post_worker_init(worker):
     from papersearch import meaning
 
     meaning.warm()
+    # CC-CEDICT too (~0.5-1.5 s, ~24 MB), when the glosses are on (webapp/services/query/glosses.py, D-225)
+    from webapp.services.query import glosses
+    from webapp.services.search_settings import search_config
+
+    if search_config().glosses.enabled:
+        glosses.dictionary()
 
 
 def on_starting(server):

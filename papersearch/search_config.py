@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from papersearch.gloss_config import Glosses
+
 M = TypeVar("M", bound=BaseModel)
 Number = int | float  # smart union: 6 stays 6 and 0.5 stays 0.5, so request bodies keep the file's numbers
 Weights = dict[str, Number]  # field → boost
@@ -293,6 +295,7 @@ class SearchConfig(Section):
     word_pairs: WordPairs
     relaxation: Relaxation
     cross_lingual: CrossLingual
+    glosses: Glosses
     field_aliases: FieldAliases
     highlight: Highlight
     facets: list[FacetConfig]

@@ -3,6 +3,7 @@ empty results, and what the meaning part costs per search.
 
     .venv/bin/python -m bench.relevance.meaning --alias papersbench_meaning \\
         --corpus /work/shared/corpora/ml-papers-iclr.jsonl.gz [--weight 0.5] [--questions FILE] [--out FILE.json]
+        [--set glosses.enabled=false] [--set glosses.weight=0.45]
 
 The alias holds the corpus loaded with vectors (papersearch-admin reindex with meaning on). The same service answers
 both ways: "words" with meaning switched off in the process, "meaning" with it on. Questions (meaning_zh.json) are
@@ -60,6 +61,8 @@ def main() -> None:
     parser.add_argument("--weight", type=float, help="meaning's weight in the fusion (default: the config's)")
     parser.add_argument("--reorder", action="store_true", help="fuse fully (keep_word_order false)")
     parser.add_argument("--questions", type=Path, default=QUESTIONS, help="a set judged like descriptive.json")
+    parser.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=JSON",
+                        help="a search setting for this run, e.g. glosses.enabled=false, glosses.weight=0.45")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     questions = json.loads(args.questions.read_text(encoding="utf-8"))["queries"]
@@ -70,6 +73,11 @@ def main() -> None:
     changes = {**({"weight": args.weight} if args.weight is not None else {}),
                **({"keep_word_order": False} if args.reorder else {})}
     config = config.model_copy(update={"meaning": config.meaning.model_copy(update=changes)})
+    for setting in args.set:  # glosses.weight=0.45: one key of one section, its value as JSON
+        path, value = setting.split("=", 1)
+        section, key = path.split(".")
+        part = getattr(config, section)
+        config = config.model_copy(update={section: part.model_copy(update={key: json.loads(value)})})
     service = SearchService(make_client("web"), args.alias, config)
     matcher = concepts.matcher()
     with_concepts = [q["id"] for q in questions if xp.expansions(parse_query(q["q"]).terms, matcher, 8, 8, 64)]
@@ -87,7 +95,7 @@ def main() -> None:
               "embed_ms_p50": round(statistics.median(embed_ms), 1), "embed_ms_max": round(max(embed_ms), 1),
               "knn_took_ms_p50": statistics.median(meant["knn_took_ms"] or [0]),
               "knn_took_ms_max": max(meant["knn_took_ms"] or [0]), "weight": config.meaning.weight,
-              "keep_word_order": config.meaning.keep_word_order,
+              "keep_word_order": config.meaning.keep_word_order, "settings": args.set,
               "per_question": [{"id": w["id"], "q": w["q"], "words": w["p10"], "meaning": m["p10"],
                                 "total_words": w["total"], "by_meaning": m["by_meaning"]}
                                for w, m in zip(words["rows"], meant["rows"], strict=True)]}

@@ -14,6 +14,7 @@ from papersearch import concepts, meaning
 from webapp import create_app
 from webapp.domain import SearchParams
 from webapp.services.query import expansion as xp
+from webapp.services.query import glosses
 from webapp.services.query.parser import parse_query
 from webapp.services.search import SearchService
 
@@ -76,6 +77,13 @@ def test_every_paper_has_a_vector_and_the_index_names_its_model(cluster, alias: 
     assert es.count(index=alias, query={"exists": {"field": field}})["count"] == len(PAPERS)
 
 
+@pytest.fixture
+def without_dictionary(monkeypatch) -> None:
+    """Meaning alone: CC-CEDICT's glosses (D-225) let the words find en-t2i too (描述 description, 图片 picture)."""
+    monkeypatch.setattr(glosses, "dictionary", lambda: {})
+
+
+@pytest.mark.usefixtures("without_dictionary")
 def test_a_chinese_question_without_glossary_words_finds_the_english_paper_that_answers_it(service) -> None:
     parsed = parse_query(QUESTION)
     assert xp.expansions(parsed.terms, concepts.matcher(), 8, 8, 64) == []  # no concept crosses the line here
@@ -104,6 +112,7 @@ def test_a_chinese_papers_similar_list_holds_the_english_paper_about_the_same_th
     assert "en-t2i" in [h.id for h in similar[:2]], [h.id for h in similar]
 
 
+@pytest.mark.usefixtures("without_dictionary")
 def test_the_page_marks_a_paper_found_by_meaning(client) -> None:
     page = client.get("/", query_string={"q": QUESTION, "lang": "zh"}).get_data(as_text=True)
     assert "按语义找到" in page and 'id="by-meaning"' in page

@@ -123,7 +123,8 @@ def test_relaxed_text_clause_names_each_word_and_needs_most_of_them():
     assert relaxed["minimum_should_match"] == 2  # all but one of three ("1<-1 3<50%")
     names = [next(iter(c.values()))["_name"] for c in relaxed["should"]]
     assert names == ["word:0", "word:1", "word:2"]
-    single = bodies.text_query(["大豆制浆"], [], CONFIG, relaxed=True)["function_score"]  # word_boost: issue 57.6
+    words_alone = CONFIG.model_copy(update={"glosses": CONFIG.glosses.model_copy(update={"enabled": False})})
+    single = bodies.text_query(["大豆制浆"], [], words_alone, relaxed=True)["function_score"]  # word_boost: 57.6
     assert single["_name"] == "word:0" and single["functions"] == [{"weight": CONFIG.relaxation.word_boost}]
     typed, lift = single["query"]["bool"]["should"]
     assert typed["dis_max"]["queries"][0]["multi_match"]["operator"] == "or"

@@ -255,4 +255,7 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
     assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
     mixed = ["graph", "neural", "network", "药物", "design"]
-    assert "languages" not in str(bodies.text_query(mixed, expand(mixed, matcher), CONFIG))
+    words_alone = CONFIG.model_copy(update={"glosses": CONFIG.glosses.model_copy(update={"enabled": False})})
+    assert "languages" not in str(bodies.text_query(mixed, expand(mixed, matcher), words_alone))
+    # 药物 is no concept: its CC-CEDICT glosses are English papers' other way to match it (D-225), not a branch
+    assert "'languages': 'zh'" not in str(bodies.text_query(mixed, expand(mixed, matcher), CONFIG))

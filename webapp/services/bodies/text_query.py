@@ -10,6 +10,7 @@ from papersearch.concepts.english import is_acronym, spelling_key
 from papersearch.index_definition import concepts_config
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk
 from webapp.services.bodies import clauses as cl
+from webapp.services.bodies.glosses import with_glosses
 from webapp.services.es_syntax import Query, all_of, any_of, bool_query, named
 from webapp.services.plan.words import Concept, Text, Word
 from webapp.services.query.parser import words_of
@@ -59,10 +60,9 @@ def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) ->
     typed = any_of([_typed(w, text, config, fuzzy) for w in (word, *word.alternatives)])
     if word.concept:
         clause = concept_query(word.concept, typed, config, word.share)
-    elif word.inside:
-        clause = any_of([typed, _inside_query(word, config)])
-    else:
-        clause = typed
+    else:  # a run's concepts inside, its words beyond the glossary in English (D-225): other ways to match it
+        other = with_glosses(word, _inside_query(word, config) if word.inside else None, config)
+        clause = any_of([typed, other]) if other else typed
     lifts: list[Query | None] = [cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives)]
     if len(text.words) == 1 and not word.alternatives:  # one word alone: perhaps an author's surname (D-211)
         lifts.append(cl.surname_lift(word.text, config))

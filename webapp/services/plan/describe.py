@@ -63,6 +63,9 @@ def _word(w: Word) -> str:
                 + (f", share {w.share:.2f}" if w.share != 1 else "") + ")")
     for c in w.inside:
         out += f" or its part {c.typed!r} = concept {'+'.join(c.ids)}"
+    if w.glosses:
+        out += (" or, in English papers, its words by the dictionary (CC-CEDICT): "
+                + "; ".join(f"{zh} = {' | '.join(en)}" for zh, en in w.glosses))
     return out
 
 

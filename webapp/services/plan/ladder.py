@@ -108,7 +108,7 @@ class Search:
 
     @property
     def words(self) -> Words:
-        return Words(self.parsed, self.found, self.config)
+        return Words(self.parsed, self.found, self.config, glossed=self.params.xl)  # xl=0: no glosses either
 
     @property
     def core(self) -> bool:

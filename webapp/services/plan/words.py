@@ -12,6 +12,7 @@ from typing import Literal
 
 from papersearch.concepts.english import american_spelling
 from papersearch.text import ENGLISH_STOPWORDS, has_cjk, math_spellings
+from webapp.services.query import glosses as dictionary
 from webapp.services.query.expansion import Expansion
 from webapp.services.query.parser import LATIN_WORD, Clause, ParsedQuery
 from webapp.services.query.zh_spelling import candidates
@@ -61,6 +62,9 @@ class Word:
     # Other words any of which may match instead: those typed beside it with OR, its math spellings (α-divergence:
     # alpha-divergence; papersearch.text.math_spellings).
     alternatives: tuple[Word, ...] = ()
+    # A Chinese run's words beyond the glossary, each with its English glosses (query/glosses.py): another way for
+    # English papers to match it, at glosses.weight (DECISIONS.md D-225).
+    glosses: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,7 @@ class Words:
     parsed: ParsedQuery
     found: tuple[Expansion, ...]
     config: WebSearchConfig
+    glossed: bool = True  # a Chinese run's words beyond the glossary searched in English too (xl=0: not)
 
     def text(self, fuzzy: Fuzzy = True, relaxed: bool = False, other_language: bool = True) -> Text | None:
         """The words with the concepts recognised among them (see DECISIONS.md D-033): every
@@ -121,6 +126,7 @@ class Words:
             stop = set()
         ors = self.parsed.term_groups
         heads: dict[int, int] = {}  # an OR group → its first word's place in `words`
+        budget = self.config.glosses.max_terms  # glosses left to add (glosses.max_terms for the whole query)
         for i, term in enumerate(terms):
             if i in stop:
                 continue
@@ -143,9 +149,30 @@ class Words:
                 others.append(term)
             if spellings:
                 words[-1] = replace(words[-1], alternatives=spellings)
+            if has_cjk(term) and i not in whole and (found := self.glosses(term, inside.get(i, []), budget)):
+                words[-1] = replace(words[-1], glosses=found)
+                budget -= sum(len(g) for _, g in found)
         language = _other_language(others) if other_language and self.found and others else None
         groups = tuple(Concept.of(e) for e in self.found if e.whole_terms) if language else ()
         return Text(tuple(words), self.required(len(words), relaxed), relaxed, language, groups)
+
+    def glosses(self, run: str, inside: list[Expansion], budget: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """The words of a Chinese run that no concept in it covers, each with its first English glosses, at most
+        `budget` glosses in all (query/glosses.py); none for a run of fewer than glosses.min_words_alone such words
+        and no concept."""
+        settings = self.config.glosses
+        if not settings.enabled or not self.glossed or budget <= 0:
+            return ()
+        out = []
+        for word in dictionary.content_words(run, [e.typed for e in inside], settings.min_word_length,
+                                             settings.stop_words):
+            found = dictionary.glosses_of(word, settings.per_word, settings.max_gloss_words)[:budget]
+            if found:
+                out.append((word, found))
+                budget -= len(found)
+        # A run with no concept lets English papers in by its glosses alone: a question's words, not a keyword's one
+        # or two (安全, 改建: English papers with "safety", "rebuild" before the Chinese papers with the word)
+        return tuple(out) if inside or len(out) >= settings.min_words_alone else ()
 
     def required(self, words: int, relaxed: bool) -> int:
         """How many of the words must match: all, or (relaxed) the share relaxation.minimum_should_match
