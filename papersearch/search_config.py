@@ -89,7 +89,6 @@ class CrossLingual(Section):
     other_language_weight: ByLanguage
     name_gaps: int = 0
     tie_breaker: Number
-    other_language_forms: Literal["match", "rescore", "tag"] = "match"
 
 
 class TypedNames(Section):

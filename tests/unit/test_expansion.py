@@ -11,15 +11,10 @@ from papersearch.concepts import ConceptMatcher, load
 from webapp.services.bodies import clauses as wq
 from webapp.services.bodies import text_query as text_clauses
 from webapp.services.query import expansion as xp
-from webapp.services.query.parser import Clause, ParsedQuery
 from webapp.services.search_settings import search_config
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "concepts-small.tsv"
 CONFIG = search_config()
-# The forms of the language a concept was not typed in scored in the match phase (cross_lingual.other_language_forms
-# "match"), as before issue 56.2: what the tests of the forms' weights read; the config's "rescore" is tested below.
-IN_MATCH = CONFIG.model_copy(update={"cross_lingual": CONFIG.cross_lingual.model_copy(
-    update={"other_language_forms": "match"})})
 
 
 @pytest.fixture(scope="module")
@@ -114,7 +109,7 @@ def concept_tag(clause: dict) -> dict:
 
 def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_typed(matcher) -> None:
     (e,) = expand(["对比学习"], matcher)
-    clause = bodies.text_query(["对比学习"], [e], IN_MATCH)
+    clause = bodies.text_query(["对比学习"], [e], CONFIG)
     typed = word(clause)["bool"]["should"][0]["dis_max"]["queries"][0]
     assert typed == wq.term_clause("对比学习", CONFIG, unit=True)
     # a Chinese concept is matched as one run, not 对比 … 学习: in the Chinese fields, and in the Latin-script ones
@@ -128,7 +123,7 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
     assert weighted["bool"].get("boost", 1) == settings.other_language_weight["zh"]
     name = weighted["bool"]["must"][0] if "boost" in weighted["bool"] else weighted
     # Its English name scores as typed English words: each word across the fields
-    assert name["bool"]["must"] == [wq.term_clause("contrastive", IN_MATCH), wq.term_clause("learning", IN_MATCH)]
+    assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
     # … and the name as a phrase, or its words as written close together in any order, let a paper in (D-170)
     rule = {"match": {"query": "contrastive learning", "max_gaps": CONFIG.cross_lingual.name_gaps, "ordered": False}}
     assert name["bool"]["filter"][0]["bool"]["should"] == [
@@ -153,7 +148,7 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
 def test_an_english_concept_has_its_chinese_name_as_a_chinese_word_at_the_other_language_weight(matcher) -> None:
     (e,) = expand(["federated", "learning"], matcher)
     assert (e.zh_words, e.en_words) == ("联邦学习", "")
-    name = concept_part(bodies.text_query(["federated", "learning"], [e], IN_MATCH)["bool"]["should"][0])["queries"][0]
+    name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
     weight = CONFIG.cross_lingual.other_language_weight["en"]
     # as one run, on the Chinese papers' titles and abstracts (not their keyword lists: DECISIONS.md D-142)
     chinese = text_clauses.form_fields(CONFIG, "zh")
@@ -164,13 +159,13 @@ def test_an_acronym_is_weighed_as_a_form_and_a_typed_acronym_keeps_its_words_who
     (e,) = expand(["强化学习"], glossary)
     assert e.en_words == "Reinforcement Learning"
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
-             for q in concept_part(bodies.text_query(["强化学习"], [e], IN_MATCH))["queries"] if "multi_match" in q}
+             for q in concept_part(bodies.text_query(["强化学习"], [e], CONFIG))["queries"] if "multi_match" in q}
     settings = CONFIG.cross_lingual
     # RL must not outscore the words it stands for
     assert forms["RL"] == settings.form_weight["en"] * settings.other_language_weight["zh"] < 1
     (typed,) = expand(["RL"], glossary)
     forms = {q["multi_match"]["query"]: q["multi_match"].get("boost", 1)
-             for q in concept_part(bodies.text_query(["RL"], [typed], IN_MATCH))["queries"] if "multi_match" in q}
+             for q in concept_part(bodies.text_query(["RL"], [typed], CONFIG))["queries"] if "multi_match" in q}
     assert forms["Reinforcement Learning"] == 1
 
 
@@ -261,47 +256,3 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
     mixed = ["graph", "neural", "network", "药物", "design"]
     assert "languages" not in str(bodies.text_query(mixed, expand(mixed, matcher), CONFIG))
-
-
-def test_the_other_language_is_let_in_by_the_tag_and_its_forms_scored_on_the_rescore_window(matcher) -> None:
-    """cross_lingual.other_language_forms "rescore" (issue 56.2, DECISIONS.md D-219): no phrase, window or other
-    form of the other language in the match phase; the name's words score where the paper carries the tag."""
-    assert CONFIG.cross_lingual.other_language_forms == "rescore"
-    (e,) = expand(["对比学习"], matcher)
-    clause = bodies.text_query(["对比学习"], [e], CONFIG)
-    weighted, *phrases = concept_part(clause)["queries"]
-    name = weighted["bool"]["must"][0] if "boost" in weighted["bool"] else weighted
-    assert name["bool"]["must"] == [wq.term_clause("contrastive", CONFIG), wq.term_clause("learning", CONFIG)]
-    # the tagged papers, or those with the name as a phrase (a name inside a longer concept's form is tagged with
-    # that concept alone); not the words close together in any order (name_gaps)
-    assert name["bool"]["filter"] == [{"bool": {"should": [
-        {"term": {"concepts": "contrastive_learning"}},
-        wq.phrase_clause("contrastive learning", {"title": 6, "keywords": 6, "abstract": 1})],
-        "minimum_should_match": 1}}]
-    # the typed language's forms stay in the match phase; the English synonym does not
-    assert [p["multi_match"]["query"] for p in phrases] == ["對比學習"]
-    assert "intervals" not in str(clause) and "contrastive representation learning" not in str(clause)
-    # … it is scored on the rescore window, for tagged papers without the name's words
-    s = bodies.searched(ParsedQuery((Clause("对比学习"),)), expansions=[e])
-    (form,) = text_clauses.rescored_forms(s.words.text(True), CONFIG)
-    assert form["bool"]["must"][0]["multi_match"]["query"] == "contrastive representation learning"
-    assert form["bool"]["must_not"] == [{"bool": {"must": name["bool"]["must"]}}]
-    assert form["bool"]["filter"] == [{"term": {"concepts": "contrastive_learning"}}]
-    assert text_clauses.rescored_forms(s.words.text(True), IN_MATCH) == []
-    # "tag": the tagged papers alone
-    by_tag = CONFIG.model_copy(update={"cross_lingual": CONFIG.cross_lingual.model_copy(
-        update={"other_language_forms": "tag"})})
-    weighted = concept_part(bodies.text_query(["对比学习"], [e], by_tag))["queries"][0]
-    name = weighted["bool"]["must"][0] if "boost" in weighted["bool"] else weighted
-    assert name["bool"]["filter"] == [{"term": {"concepts": "contrastive_learning"}}]
-
-
-def test_an_english_concept_keeps_its_chinese_name_as_a_phrase(matcher) -> None:
-    (e,) = expand(["federated", "learning"], matcher)
-    name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
-    chinese = text_clauses.form_fields(CONFIG, "zh")
-    # the Chinese name is its phrase, as before; its other Chinese forms are scored on the rescore window
-    weight = CONFIG.cross_lingual.other_language_weight["en"]
-    assert name == {"bool": {"must": [wq.phrase_clause("联邦学习", chinese)], "boost": weight}}
-    assert "联邦学习" not in str(concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)
-                                         ["bool"]["should"][0])["queries"][1:])

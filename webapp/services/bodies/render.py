@@ -129,17 +129,8 @@ def _rescore_window(page: Page, config: WebSearchConfig) -> int:
 
 
 def _closeness(page: Page, config: WebSearchConfig) -> Query | None:
-    """What the rescore window rewards: closeness of the words typed and of the concepts' names in the other
-    language, and (cross_lingual.other_language_forms other than "match") the concepts' forms in that language."""
-    closeness = cl.proximity_boost(list(page.proximity), config, page.close_names)
-    forms = tc.rescored_forms(page.text, config) if page.text else []
-    if not forms:
-        return closeness
-    if closeness is None:
-        return bool_query(should=forms)
-    inner = closeness["bool"]["should"] if list(closeness) == ["bool"] and list(closeness["bool"]) == ["should"] \
-        else [closeness]
-    return bool_query(should=[*inner, *forms])
+    """What closeness rewards: the words typed, and the concepts' names in the other language."""
+    return cl.proximity_boost(list(page.proximity), config, page.close_names)
 
 
 def scoring_query(page: Page, config: WebSearchConfig, fuzzy: bool = True, closeness: bool = True) -> Query:

@@ -94,7 +94,7 @@ def _typed_the_name(concept: Concept) -> bool:
     return any(i.replace("_", " ") == typed for i in concept.ids)
 
 
-def form_phrases(concept: Concept, config: WebSearchConfig, languages: tuple[str, ...] = ("en", "zh")) -> list[Query]:
+def form_phrases(concept: Concept, config: WebSearchConfig) -> list[Query]:
     """Each other form of the concept, in both languages, as a phrase on its language's fields (the names scored
     as words apart). In the other language at form_weight of its name's weight: an acronym (RL) or an English
     synonym lets its papers in below those that use the name (form_weight.en); a Chinese synonym weighs as its
@@ -110,8 +110,6 @@ def form_phrases(concept: Concept, config: WebSearchConfig, languages: tuple[str
     names = {name for _, name in concept.names}
     out = []
     for language, forms in (("en", concept.en), ("zh", concept.zh)):
-        if language not in languages:
-            continue
         if language != typed_language:
             weight = settings.other_language_weight[typed_language] * settings.form_weight[language]
         elif typed_acronym:
@@ -143,31 +141,13 @@ def name_query(concept: Concept, language: str, name: str, config: WebSearchConf
     of mostly English papers a Chinese query's main case is the English papers (1), while an English query's
     Chinese papers with the name in a short title must not come before the English papers with the word typed
     (DECISIONS.md D-142)."""
-    mode = config.cross_lingual.other_language_forms
     if language == "zh":
         query = cl.phrase_clause(name, form_fields(config, language))
-        if mode == "tag":
-            query = bool_query(must=[query], filter=[tag_filter(concept)])
-    else:  # the words score; the name as a phrase (or the tag) decides which papers match ("contrast … learning")
-        query = bool_query(must=_name_words(name, config), filter=[_name_admits(concept, name, mode, config)])
+    else:  # the words score; the name as a phrase decides which papers match ("contrast … learning" does not)
+        words = [cl.term_clause(w, config) for w in words_of(name) if w.casefold() not in ENGLISH_STOPWORDS]
+        query = bool_query(must=words, filter=[name_window(name, config)])
     weight = cl.name_weight(name, config)
     return query if weight == 1 else {"bool": {"must": [query], "boost": weight}}
-
-
-def _name_admits(concept: Concept, name: str, mode: str, config: WebSearchConfig) -> Query:
-    """Which papers the English name lets in (cross_lingual.other_language_forms): "match", its phrase or its words
-    close together (name_window); "rescore", the papers tagged with the concept or with the name as a phrase (a
-    name inside a longer concept's form, "task-oriented dialogue system", is tagged with the longer one alone);
-    "tag", the tagged papers alone (issue 56.2, DECISIONS.md D-219)."""
-    if mode == "match":
-        return name_window(name, config)
-    if mode == "tag":
-        return tag_filter(concept)
-    return any_of([tag_filter(concept), cl.phrase_clause(name, form_fields(config, "en"))])
-
-
-def _name_words(name: str, config: WebSearchConfig) -> list[Query]:
-    return [cl.term_clause(w, config) for w in words_of(name) if w.casefold() not in ENGLISH_STOPWORDS]
 
 
 def name_window(name: str, config: WebSearchConfig) -> Query:
@@ -194,47 +174,13 @@ def concept_query(concept: Concept, typed: Query, config: WebSearchConfig, share
     concept's words are several clauses."""
     settings = config.cross_lingual
     others = [name_query(concept, language, name, config) for language, name in concept.names]
-    rescored = settings.other_language_forms != "match"
-    others += form_phrases(concept, config, (_typed_language(concept),) if rescored else ("en", "zh"))
+    others += form_phrases(concept, config)
     forms: Query = {"dis_max": {"queries": others, "tie_breaker": settings.tie_breaker}}
     tag = concept_tag(concept, settings, share)
     if share != 1:
         forms["dis_max"]["boost"] = round(share, 4)
     words: Query = {"dis_max": {"queries": [typed, forms]}} if others else typed
     return any_of([words, tag])
-
-
-def rescored_forms(text: Text, config: WebSearchConfig) -> list[Query]:
-    """With cross_lingual.other_language_forms "rescore" or "tag": each concept's forms in the language it was not
-    typed in, scored on the rescore window alone (issue 56.2, DECISIONS.md D-219). The match phase lets those
-    papers in by the concept's tag (one term query; "rescore": or the name as a phrase) and scores the name's words
-    there; a form scores only for tagged papers without the name's words, as the match phase's dis_max took the
-    best of the name and the forms."""
-    if config.cross_lingual.other_language_forms == "match":
-        return []
-    concepts: dict[tuple[str, ...], Concept] = {}
-    for word in text.words:
-        for concept in (word.concept, *word.inside):
-            if concept is not None:
-                concepts.setdefault(concept.ids, concept)
-    out: list[Query] = []
-    for concept in concepts.values():
-        other = "en" if _typed_language(concept) == "zh" else "zh"
-        forms = form_phrases(concept, config, (other,))
-        if not forms:
-            continue
-        best: Query = forms[0] if len(forms) == 1 else {
-            "dis_max": {"queries": forms, "tie_breaker": config.cross_lingual.tie_breaker}}
-        names = [cl.phrase_clause(name, form_fields(config, language)) if language == "zh"
-                 else bool_query(must=_name_words(name, config)) for language, name in concept.names]
-        out.append(bool_query(must=[best], must_not=names or None, filter=[tag_filter(concept)]))
-    return out
-
-
-def tag_filter(concept: Concept) -> Query:
-    """The papers tagged with the concept (any of its ids), unscored."""
-    field = concepts_config()["field"]
-    return {"terms": {field: list(concept.ids)}} if len(concept.ids) > 1 else {"term": {field: concept.ids[0]}}
 
 
 def concept_tag(concept: Concept, settings: dict, share: float = 1.0) -> Query:
