@@ -125,7 +125,7 @@ def post_worker_init(worker):
     from papersearch import meaning
 
     meaning.warm()
-    # CC-CEDICT too (~0.5-1.5 s, ~24 MB), when the glosses are on (webapp/services/query/glosses.py, D-225)
+    # CC-CEDICT too (~0.5-1.5 s, ~24 MB), when the glosses are on (webapp/services/query/glosses.py, D-217)
     from webapp.services.query import glosses
     from webapp.services.search_settings import search_config
 

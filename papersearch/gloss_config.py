@@ -1,5 +1,5 @@
 """The "glosses" part of config/index.json's search section: Chinese words beyond the glossary, in English
-(webapp/services/query/glosses.py, DECISIONS.md D-225). A section of papersearch/search_config.py, kept apart."""
+(webapp/services/query/glosses.py, DECISIONS.md D-217). A section of papersearch/search_config.py, kept apart."""
 
 from __future__ import annotations
 

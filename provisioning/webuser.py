@@ -10,7 +10,7 @@ folder they can reach, with its venv when that is inside, and gunicorn starts ag
 (`run_from_reachable_copy`): then every module the master imported has paths the workers can follow (a package
 that found its data beside its __file__ at import, Flask's templates). Other closed folders on sys.path (a Python
 under /root) are mirrored and each worker's import paths point there (`enter`). Where no mirror can be made, the
-workers stay root and a warning says why (DECISIONS.md D-189, D-222).
+workers stay root and a warning says why (DECISIONS.md D-189, D-213).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Would a topic assigned from a paper's glossary concepts be right? (issue 57.12, DECISIONS.md D-223)
+"""Would a topic assigned from a paper's glossary concepts be right? (issue 57.12, DECISIONS.md D-214)
 
 On papers whose source gives a topic, tag their title and abstract with the glossary (the indexer's own matcher,
 papersearch/concepts/matcher.py), take a concept of kind `topic` the way an assigner would (the title's first, else

@@ -1,5 +1,5 @@
 """Chinese words beyond the glossary reach English papers through CC-CEDICT (webapp/services/query/glosses.py, issue
-55.3, DECISIONS.md D-225), against the real node on both analysis profiles, with search by meaning off: what is found
+55.3, DECISIONS.md D-217), against the real node on both analysis profiles, with search by meaning off: what is found
 is found by the words."""
 
 from __future__ import annotations

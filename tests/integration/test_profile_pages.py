@@ -240,7 +240,7 @@ def topic_pages(doc) -> dict[str, str]:
 
 def test_topics_are_named_in_chinese_in_the_api_and_on_topic_pages(client):
     # The service names a topic by itself; the view layer puts in the taxonomy's Chinese names on the way out
-    # (webapp/views/facet_labels.py, DECISIONS.md D-213), for the API as for the pages.
+    # (webapp/views/facet_labels.py, DECISIONS.md D-215), for the API as for the pages.
     taxonomy = Taxonomy.load()
     [topic] = [f for f in client.get("/api/search").get_json()["facets"] if f["name"] == "topic"]
     named = [(v["label_zh"], [c["label_zh"] for c in v["children"]]) for v in topic["values"]]

@@ -79,7 +79,7 @@ def test_every_paper_has_a_vector_and_the_index_names_its_model(cluster, alias: 
 
 @pytest.fixture
 def without_dictionary(monkeypatch) -> None:
-    """Meaning alone: CC-CEDICT's glosses (D-225) let the words find en-t2i too (描述 description, 图片 picture)."""
+    """Meaning alone: CC-CEDICT's glosses (D-217) let the words find en-t2i too (描述 description, 图片 picture)."""
     monkeypatch.setattr(glosses, "dictionary", lambda: {})
 
 

@@ -22,7 +22,7 @@ def _facet(result, name):
 
 def test_topic_facet_counts_and_labels(service):
     found = service.search(big())
-    # the service names a topic by itself; the view layer puts in its Chinese name (DECISIONS.md D-213)
+    # the service names a topic by itself; the view layer puts in its Chinese name (DECISIONS.md D-215)
     assert {(v.label, v.label_zh) for v in _facet(found, "topic").values} == {
         (v.value, v.value) for v in _facet(found, "topic").values}
     result = labelled_result(found, service.config, service.labels)

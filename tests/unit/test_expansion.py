@@ -257,5 +257,5 @@ def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> N
     mixed = ["graph", "neural", "network", "药物", "design"]
     words_alone = CONFIG.model_copy(update={"glosses": CONFIG.glosses.model_copy(update={"enabled": False})})
     assert "languages" not in str(bodies.text_query(mixed, expand(mixed, matcher), words_alone))
-    # 药物 is no concept: its CC-CEDICT glosses are English papers' other way to match it (D-225), not a branch
+    # 药物 is no concept: its CC-CEDICT glosses are English papers' other way to match it (D-217), not a branch
     assert "'languages': 'zh'" not in str(bodies.text_query(mixed, expand(mixed, matcher), CONFIG))

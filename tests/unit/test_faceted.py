@@ -1,4 +1,4 @@
-"""webapp/services/facets/faceted.py and the kinds it composes (issue 54.5, DECISIONS.md D-213): each kind of facet
+"""webapp/services/facets/faceted.py and the kinds it composes (issue 54.5, DECISIONS.md D-215): each kind of facet
 is one class built from its config (plain data) that writes its filter, aggregation and known-values part and reads
 its buckets as the code that tested the facet's type did (issue 43.2): the expected values below are that code's
 output for the same config, parameters and answer; test_request_bodies.py pins whole bodies."""

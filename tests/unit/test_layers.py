@@ -29,7 +29,7 @@ ACROSS = {
     "test_layers.py": "the suite's layers",
     "test_request_bodies.py": "every request body the site sends (snapshots)",
 }
-# A facet test that keeps its name for now (the facets were reworked beside this change, issue 54.5, D-213).
+# A facet test that keeps its name for now (the facets were reworked beside this change, issue 54.5, D-215).
 FACET_TESTS = {"test_one_concept_once.py"}
 # What no unit test imports, even inside a function: the node's layers' support and fixtures, the HTTP client and
 # the container tools (tests/conftest.py refuses the last two in a run of tests/unit alone).

@@ -1,4 +1,4 @@
-"""CC-CEDICT glosses of a Chinese run's words beyond the glossary (webapp/services/query/glosses.py, D-225)."""
+"""CC-CEDICT glosses of a Chinese run's words beyond the glossary (webapp/services/query/glosses.py, D-217)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """provisioning/webuser.py's mirrors: what a worker that is not root imports when its checkout, venv or Python is
-closed to other users (DECISIONS.md D-189, D-222). Started as root for real in
+closed to other users (DECISIONS.md D-189, D-213). Started as root for real in
 tests/integration/test_gunicorn.py::test_the_workers_do_not_run_as_root."""
 
 from __future__ import annotations

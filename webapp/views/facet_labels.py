@@ -1,5 +1,5 @@
 """The labels of facet values in both languages, put in on the way out for the pages, the API and the feed alike
-(DECISIONS.md D-195, D-213): the topics' Chinese names from the taxonomy (areas and their subareas), and the values
+(DECISIONS.md D-195, D-215): the topics' Chinese names from the taxonomy (areas and their subareas), and the values
 of a facet with config "labels" (record types, languages) from the translations. The facet kinds read values only
 and name each by itself; the service looks up no label of a facet value."""
 

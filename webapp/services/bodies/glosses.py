@@ -1,4 +1,4 @@
-"""A Chinese run's words beyond the glossary as English papers may match them (DECISIONS.md D-225): each word the best
+"""A Chinese run's words beyond the glossary as English papers may match them (DECISIONS.md D-217): each word the best
 of its CC-CEDICT glosses as phrases on the English form fields (cross_lingual.form_fields.en), at glosses.weight, below
 the glossary's concept forms. A run with glossary concepts inside keeps needing them: the glosses only order the papers
 the concepts let in (a should clause beside them); a run with none lets in the English papers with

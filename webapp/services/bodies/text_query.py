@@ -60,7 +60,7 @@ def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) ->
     typed = any_of([_typed(w, text, config, fuzzy) for w in (word, *word.alternatives)])
     if word.concept:
         clause = concept_query(word.concept, typed, config, word.share)
-    else:  # a run's concepts inside, its words beyond the glossary in English (D-225): other ways to match it
+    else:  # a run's concepts inside, its words beyond the glossary in English (D-217): other ways to match it
         other = with_glosses(word, _inside_query(word, config) if word.inside else None, config)
         clause = any_of([typed, other]) if other else typed
     lifts: list[Query | None] = [cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives)]

@@ -63,7 +63,7 @@ class Word:
     # alpha-divergence; papersearch.text.math_spellings).
     alternatives: tuple[Word, ...] = ()
     # A Chinese run's words beyond the glossary, each with its English glosses (query/glosses.py): another way for
-    # English papers to match it, at glosses.weight (DECISIONS.md D-225).
+    # English papers to match it, at glosses.weight (DECISIONS.md D-217).
     glosses: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 

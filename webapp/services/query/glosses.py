@@ -1,4 +1,4 @@
-"""Chinese words beyond the glossary, in English: CC-CEDICT's glosses (issue 55.3, DECISIONS.md D-225).
+"""Chinese words beyond the glossary, in English: CC-CEDICT's glosses (issue 55.3, DECISIONS.md D-217).
 
 The glossary (config/concepts.tsv) carries ~3,000 research concepts across the language line; the other content words
 of a Chinese question (错误标签, 显存, 演示, 解释) reached English papers only by meaning. Here the part of a Chinese
