@@ -120,17 +120,7 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
-    # The sentence encoder loaded before the worker serves, not inside its first searches (papersearch/meaning.py
-    # warm()).
-    from papersearch import meaning
-
-    meaning.warm()
-    # CC-CEDICT too (~0.5-1.5 s, ~24 MB), when the glosses are on (webapp/services/query/glosses.py, D-217)
-    from webapp.services.query import glosses
-    from webapp.services.search_settings import search_config
-
-    if search_config().glosses.enabled:
-        glosses.dictionary()
+    server.warm()  # the sentence encoder and CC-CEDICT before the worker serves (webapp/server.py)
 
 
 def on_starting(server):

@@ -196,3 +196,17 @@ class SiteWorker(GeventWorker):
             util.write_nonblock(client, error_response(status))
         except OSError:
             self.log.debug("Failed to send error message.")
+
+
+def warm() -> None:
+    """What a worker loads before it serves rather than inside its first searches: the sentence encoder
+    (papersearch/meaning.py warm()) and, when the glosses are on, CC-CEDICT (~0.5–1.5 s, ~24 MB; D-217). Inside a
+    request either took more than the 2 s budget on a loaded machine (503). Called by gunicorn's post_worker_init
+    and by the browser tests' server."""
+    from papersearch import meaning
+    from webapp.services.query import glosses
+    from webapp.services.search_settings import search_config
+
+    meaning.warm()
+    if search_config().glosses.enabled:
+        glosses.dictionary()
