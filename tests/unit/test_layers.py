@@ -28,9 +28,8 @@ ACROSS = {
     "test_glossary_file.py": "config/concepts.tsv",
     "test_layers.py": "the suite's layers",
     "test_request_bodies.py": "every request body the site sends (snapshots)",
+    "test_written_once.py": "each concept written once: separators, the search box's prefixes, UI strings",
 }
-# A facet test that keeps its name for now (the facets were reworked beside this change, issue 54.5, D-215).
-FACET_TESTS = {"test_one_concept_once.py"}
 # What no unit test imports, even inside a function: the node's layers' support and fixtures, the HTTP client and
 # the container tools (tests/conftest.py refuses the last two in a run of tests/unit alone).
 NOT_FOR_UNIT_TESTS = {"support", "node_fixtures", "container_node", "realm_users", "requests", "testcontainers",
@@ -61,10 +60,10 @@ def modules_named_by(test_file: str, known: list[tuple[str, ...]]) -> list[str]:
 def test_a_unit_test_is_named_after_the_one_module_it_tests() -> None:
     known = modules()
     unnamed = {path.name: modules_named_by(path.name, known) for path in sorted(UNIT.glob("test_*.py"))
-               if path.name not in ACROSS.keys() | FACET_TESTS}
+               if path.name not in ACROSS}
     assert len(unnamed) > 40  # the check sees the files
     assert {name: found for name, found in unnamed.items() if len(found) != 1} == {}
-    assert sorted(name for name in ACROSS.keys() | FACET_TESTS if not (UNIT / name).exists()) == []
+    assert sorted(name for name in ACROSS if not (UNIT / name).exists()) == []
 
 
 def test_the_naming_rule_finds_a_module_by_its_last_parts() -> None:
