@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from papersearch.config_section import Section
 
 
-class Glosses(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)  # as search_config.Section
-
-    comment: str | None = Field(None, alias="_comment", exclude=True)
+class Glosses(Section):
     enabled: bool
     weight: Annotated[float, Field(ge=0)]  # below cross_lingual's concept forms in the other language
     per_word: Annotated[int, Field(ge=1)]  # the first glosses of a word

@@ -11,24 +11,17 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
+from papersearch.config_section import Section
 from papersearch.gloss_config import Glosses
+from papersearch.meaning_config import Meaning
 
 M = TypeVar("M", bound=BaseModel)
 Number = int | float  # smart union: 6 stays 6 and 0.5 stays 0.5, so request bodies keep the file's numbers
 Weights = dict[str, Number]  # field → boost
 ByLanguage = dict[Literal["en", "zh"], Number]
-
-
-class Section(BaseModel):
-    """A part of the settings: no key it does not know, read-only once loaded; "_comment" is a note for the
-    reader of the file."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
-
-    comment: str | None = Field(None, alias="_comment", exclude=True)
 
 
 class Rescore(Section):
@@ -111,7 +104,7 @@ class HighlightField(Section):
     number_of_fragments: int | None = None
     fragment_size: int | None = None
     no_match_size: int | None = None
-    matched_fields: list[str] = []
+    matched_fields: list[str] = Field(default_factory=list)
 
 
 class Highlight(Section):
@@ -252,32 +245,6 @@ class Similar(Section):
     min_doc_freq: int
     max_query_terms: int
     minimum_should_match: str
-
-
-class Meaning(Section):
-    """Search by meaning (papersearch/meaning.py): the vector field, the kNN and its fusion with the words."""
-
-    enabled: bool
-    field: str
-    k: Annotated[int, Field(ge=1, le=1000)]
-    num_candidates: Annotated[int, Field(ge=1, le=10_000)]
-    weight: Annotated[float, Field(ge=0)]
-    rank_constant: Annotated[int, Field(ge=1)]
-    window: Annotated[int, Field(ge=1, le=1000)]
-    similar_weight: Annotated[float, Field(ge=0)]
-    keep_word_order: bool  # meaning slots its papers in among the word matches without reordering them
-    # The least cosine a paper must have to the query's (min_similarity) or the liked paper's vector
-    # (similar_min_similarity) to come by meaning: the nearest k are found for any text, related or not.
-    min_similarity: Annotated[float, Field(ge=-1, le=1)]
-    similar_min_similarity: Annotated[float, Field(ge=-1, le=1)]
-    batch: Annotated[int, Field(ge=1, le=4096)]
-    text_chars: Annotated[int, Field(ge=1)]
-
-    @model_validator(mode="after")
-    def _enough_candidates(self) -> Meaning:
-        if self.num_candidates < self.k:
-            raise ValueError(f"num_candidates {self.num_candidates} is below k {self.k}")
-        return self
 
 
 class SearchConfig(Section):

@@ -13,6 +13,7 @@ from support import loaded_alias, write_jsonl
 from papersearch import concepts, meaning
 from webapp import create_app
 from webapp.domain import SearchParams
+from webapp.services import by_meaning
 from webapp.services.query import expansion as xp
 from webapp.services.query import glosses
 from webapp.services.query.parser import parse_query
@@ -135,3 +136,23 @@ def test_an_encoder_that_fails_leaves_a_working_page(client, monkeypatch) -> Non
     api = client.get("/api/search", query_string={"q": "robot demonstrations"}).get_json()
     assert api["meaning_unavailable"] is True and [h["id"] for h in api["hits"]] == ["en-robot"]
 
+
+
+def test_a_glossed_question_keeps_its_own_language_matches_and_lets_meaning_order_the_rest(service) -> None:
+    """With CC-CEDICT the question's words reach the English papers through glosses (D-217): its Chinese match keeps
+    the words' place, and the English paper the glosses and meaning both find comes next (D-219)."""
+    result = service.search(SearchParams(q=QUESTION))
+    assert result.fallbacks == () or result.fallbacks is not None
+    found = [h.id for h in result.hits]
+    assert found[:2] == ["zh-t2i", "en-t2i"], found
+    assert not result.hits[1].by_meaning and "<mark>" in result.hits[1].snippet_html + result.hits[1].heading_html
+
+
+def test_a_word_match_the_fusion_moves_onto_the_page_keeps_its_marks(service, monkeypatch) -> None:
+    """The kNN asks for no highlight (most of its papers show none); a word match that the fusion brings onto the page
+    from beyond the shown page gets its marks in one more request (D-219)."""
+    shown = service.search(SearchParams(q="image", size=1)).hits
+    monkeypatch.setattr(by_meaning, "_order", lambda fusion, words, near, hits, rank_constant: [*words[::-1], *near])
+    moved = service.search(SearchParams(q="image", size=1)).hits
+    assert len(shown) == len(moved) == 1 and moved[0].id != shown[0].id and not moved[0].by_meaning
+    assert "<mark>" in moved[0].snippet_html + moved[0].heading_html, moved[0]

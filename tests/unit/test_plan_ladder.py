@@ -207,6 +207,13 @@ def test_a_name_like_word_is_corrected_to_an_author():
     assert fixed is not None and fixed.to_string() == "hints"
 
 
+def test_a_capitalised_word_of_a_title_is_not_corrected_to_a_farther_name():
+    # A pasted title capitalises every word: Neurl is one edit from neural and two from the author Neil (D-219).
+    options = {"neurl": [Option("neil", 0.6, 12, author=True), Option("neural", 0.8, 900)]}
+    _, fixed = searched("Modeling Neurl Collapse").corrections({"neurl": 0}, options)
+    assert fixed is not None and fixed.to_string() == "Modeling Neural Collapse"
+
+
 # --- relaxation ----------------------------------------------------------------------------------------------------
 
 BELOW = CONFIG.relaxation.below

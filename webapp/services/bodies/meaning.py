@@ -1,4 +1,5 @@
-"""The bodies of search by meaning's round (plan/meaning.py): the words' ranks, and the kNN search beside them.
+"""The bodies of search by meaning's round (plan/meaning.py): the words' ranks, the kNN search beside them,
+and the papers the fusion moved onto the page without their fields or marks (D-219).
 
 The kNN search's filters (the page's facets, field clauses and exclusions) go into the knn query's own `filter`,
 which Elasticsearch applies while it searches the graph (pre-filtering: k papers come back if k match); a filter
@@ -10,10 +11,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from papersearch.index_definition import concepts_config
 from webapp.services.bodies import clauses as cl
 from webapp.services.bodies import render
 from webapp.services.es_syntax import Query
-from webapp.services.plan.meaning import MeaningRequest, Nearest, WordRanks
+from webapp.services.plan.meaning import MeaningRequest, Missing, Nearest, WordRanks
 from webapp.services.search_settings import WebSearchConfig
 
 BY_WORDS = "by_words"  # the name a kNN hit carries when the page's words match it too
@@ -25,6 +27,8 @@ def body(request: MeaningRequest, config: WebSearchConfig) -> Query:
             return _word_ranks(request, config)
         case Nearest():
             return _nearest(request, config)
+        case Missing():
+            return _missing(request, config)
     raise TypeError(f"not a request of search by meaning: {request!r}")
 
 
@@ -36,8 +40,8 @@ def _word_ranks(request: WordRanks, config: WebSearchConfig) -> Query:
     for key in ("aggs", "highlight"):
         out.pop(key, None)
     out["track_total_hits"] = False
-    if not request.with_fields:
-        out["_source"] = False
+    # ids, and the languages when the fusion keeps one language's places
+    out["_source"] = [concepts_config()["language_field"]] if request.fusion.kept_language else False
     return out
 
 
@@ -48,19 +52,25 @@ def _nearest(request: Nearest, config: WebSearchConfig) -> Query:
     excluded = cl.exclusion_clauses(list(page.excluded), config)
     if excluded:
         filters.append({"bool": {"must_not": excluded}})
-    knn: Query = {"field": m.field, "query_vector": list(request.vector), "k": m.k, "num_candidates": m.num_candidates,
-                  "similarity": m.min_similarity}
+    knn: Query = {"field": m.field, "query_vector": list(request.vector), "k": request.fusion.k,
+                  "num_candidates": m.num_candidates, "similarity": m.min_similarity}
     if filters:
         knn["filter"] = filters
     words = render.scoring_query(page, config, closeness=False)
     out: Query = {
         "query": {"bool": {"must": [{"knn": knn}], "should": [
             {"constant_score": {"filter": words, "boost": 0, "_name": BY_WORDS}}]}},
-        "size": m.k,
+        "size": request.fusion.k,
         "track_total_hits": False,
         "_source": {"excludes": [config.suggest_field]},
     }
-    if page.highlight:
+    return out
+
+
+def _missing(request: Missing, config: WebSearchConfig) -> Query:
+    out: Query = {"query": {"ids": {"values": list(request.ids)}}, "size": len(request.ids), "track_total_hits": False,
+                  "_source": {"excludes": [config.suggest_field]}}
+    if request.page.highlight:
         out["highlight"] = {**config.highlight.body(),
-                            "highlight_query": render.highlight_query(page.highlight, config)}
+                            "highlight_query": render.highlight_query(request.page.highlight, config)}
     return out

@@ -174,8 +174,8 @@ def _typed_name(page: Page) -> str | None:
 
 
 def highlight_query(hl: Highlight, config: WebSearchConfig) -> Query:
-    """What the page marks: any of the words, the phrases and field clauses, and the concepts' other forms,
-    each on the highlighted fields only. Not the search itself: its typo fallbacks would mark look-alikes
+    """What the page marks: any of the words, the phrases and field clauses, the concepts' other forms and the
+    glosses, each on the highlighted fields only. Not the search itself: its typo fallbacks would mark look-alikes
     (DECISIONS.md D-015), and its cross-field, concept and closeness clauses
     cost several times the whole search to highlight while marking the same words (DECISIONS.md D-101)."""
     fields = highlighted_fields(config)
@@ -190,6 +190,8 @@ def highlight_query(hl: Highlight, config: WebSearchConfig) -> Query:
         for language, forms in (("en", concept.en), ("zh", concept.zh)):
             on = [f for f in fields if cl.is_chinese_field(f) == (language == "zh") and f not in authors]
             should += [cl.phrase_clause(form, on) for form in forms]
+    english = [f for f in fields if not cl.is_chinese_field(f) and f not in authors]
+    should += [cl.phrase_clause(gloss, english) for gloss in hl.glosses]
     return bool_query(should=should)
 
 

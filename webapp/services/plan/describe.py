@@ -4,7 +4,7 @@ explain command's headings)."""
 from __future__ import annotations
 
 from webapp.domain import SearchParams
-from webapp.services.plan.meaning import MeaningRequest, Nearest, WordRanks
+from webapp.services.plan.meaning import MeaningRequest, Missing, Nearest, WordRanks
 from webapp.services.plan.requests import Count, Facets, Page, Request, Spelling
 from webapp.services.plan.words import Text, Word
 
@@ -22,7 +22,7 @@ def describe(request: Request | MeaningRequest) -> str:
         case Facets():
             how = "exact" if request.probability >= 1 else f"on a random sample (probability {request.probability:g})"
             return f"facets of the {request.page.tier} page, {how}"
-        case WordRanks() | Nearest():
+        case WordRanks() | Nearest() | Missing():
             return request.describe()
     raise TypeError(f"not a request of a plan: {request!r}")
 

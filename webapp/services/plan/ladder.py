@@ -225,7 +225,7 @@ class Search:
         word no paper has is corrected to a neighbour in min_freq papers or more, or to a close one (score at
         least `close`: one edit in a long word, deraning → deraining) however rare (qwxzv is not qxcv: two
         edits in five letters, one paper); a word typed as a name to an author's name when one is among
-        them; a word in fewer than rare_below papers only to a close one in at
+        them as close as the closest; a word in fewer than rare_below papers only to a close one in at
         least `commoner` times as many, with the same first letter (transfomer → transformer; tenses is not tensor,
         healing not dealing). Of the options
         within `near` of the best score, the commonest (langguage → language, not lanuguage)."""
@@ -238,8 +238,9 @@ class Search:
                 good = close + [o for o in options.get(word, []) if o.freq >= settings.min_freq]
             else:  # and it keeps its first letter: a rare word some papers spell so is seldom a first-letter typo
                 good = [o for o in close if o.freq >= settings.commoner * papers and o.text[:1] == word[:1]]
-            if typed_as_name(typed.get(word, word)) and any(o.author for o in good):
-                good = [o for o in good if o.author]  # Hintn: Hinton, not hints
+            if typed_as_name(typed.get(word, word)) and good:  # Hintn: Hinton, not hints, as close
+                best = max(o.score for o in good)  # but not a farther name: a title's Neurl is neural, not Neil
+                good = [o for o in good if o.author and o.score >= best - settings.near] or good
             if papers < settings.rare_below and good:
                 best = max(o.score for o in good)
                 fixes[word] = max((o for o in good if o.score >= best - settings.near), key=lambda o: o.freq).text
@@ -269,7 +270,7 @@ class Search:
         proximity = _proximity([t for t, group in zip(p.terms, p.term_groups, strict=True) if not group])
         names = tuple(dict.fromkeys(n for e in self.found if e.whole_terms for n in (e.en_words, e.zh_words) if n))
         return Page(tier, words, tuple(p.phrases), _required_fields(p), _excluded(p), proximity=proximity,
-                    close_names=names if proximity else (), highlight=_highlight(p, list(self.found)),
+                    close_names=names if proximity else (), highlight=_highlight(p, list(self.found), words),
                     params=self.params, hits_only=self.large, **tiers)
 
     def relaxed(self, typos: Fuzzy) -> Page:
@@ -306,6 +307,7 @@ def _proximity(terms: list[str]) -> tuple[str, ...]:
     return tuple(terms) if len(terms) >= 2 or any(has_cjk(t) for t in terms) else ()
 
 
-def _highlight(parsed: ParsedQuery, found: list[Expansion]) -> Highlight:
+def _highlight(parsed: ParsedQuery, found: list[Expansion], words: Text | None) -> Highlight:
+    glosses = dict.fromkeys(g for w in (words.words if words else ()) for _, found_ in w.glosses for g in found_)
     return Highlight(tuple(parsed.terms), tuple(parsed.phrases), _required_fields(parsed),
-                     tuple(Concept.of(e) for e in found))
+                     tuple(Concept.of(e) for e in found), tuple(glosses))

@@ -20,34 +20,74 @@ from webapp.services.search_settings import WebSearchConfig
 
 @dataclass(frozen=True)
 class WordRanks:
-    """The shown page's words, ranked as shown, for the first `window` papers: ids only, except on a later page,
-    where a paper an earlier page had may be moved onto it (then with its fields)."""
+    """The shown page's words, ranked as shown, for the first `window` papers: ids only (and each paper's languages
+    when the fusion keeps one language's places); a paper the fusion moves onto the page comes with `Missing`."""
 
     page: Page
     window: int
-
-    @property
-    def with_fields(self) -> bool:
-        return self.page.params.offset > 0
+    fusion: Fusion
 
     def describe(self) -> str:
         return f"meaning: the words' first {self.window} papers, ranked as shown (for the fusion)"
 
 
 @dataclass(frozen=True)
+class Fusion:
+    """How the words' ranks and meaning's become one page (results/fusion.py): meaning's weight, how many nearest
+    papers it brings, and whether the word matches keep their order."""
+
+    weight: float
+    k: int
+    keep_word_order: bool
+    # Word matches written in this language keep their places (they match the words as typed, in the language
+    # typed: a Chinese title's own paper); only the other papers are fused fully. None: all are fused alike.
+    kept_language: str | None = None
+
+    @classmethod
+    def of(cls, page: Page, config: WebSearchConfig) -> Fusion:
+        """The config's fusion, or, for a question whose words reach the other language only through the
+        dictionary's glosses, the glossed questions': the dictionary's guess orders the other language's papers, so
+        meaning reorders those, while the papers matching the question as typed keep their places (D-219)."""
+        m, q = config.meaning, config.meaning.glossed_questions
+        glossed = sum(len(w.glosses) for w in page.text.words) if page.text else 0
+        if glossed >= q.min_glossed_words:
+            return cls(q.weight, q.k, keep_word_order=False, kept_language="zh")  # glosses are a Chinese run's
+        return cls(m.weight, m.k, m.keep_word_order)
+
+
+@dataclass(frozen=True)
 class Nearest:
-    """The `k` papers nearest to the query's vector, under the page's filters, field clauses and exclusions; each
-    tells whether the page's words match it too (a paper found by meaning alone shows no word as matched)."""
+    """The `fusion.k` papers nearest to the query's vector, under the page's filters, field clauses and exclusions;
+    each tells whether the page's words match it too (a paper found by meaning alone shows no word as matched)."""
 
     page: Page
     vector: tuple[float, ...]
     text: str
+    fusion: Fusion
 
     def describe(self) -> str:
-        return f"meaning: the papers nearest to the vector of {self.text!r} (kNN), under the page's filters"
+        f = self.fusion
+        order = ("the words keep their order" if f.keep_word_order
+                 else f"fused fully, the words' {f.kept_language} papers in their places" if f.kept_language
+                 else "fused fully")
+        return (f"meaning: the {f.k} papers nearest to the vector of {self.text!r} (kNN), under the page's filters; "
+                f"weight {f.weight}, {order}")
 
 
-MeaningRequest = WordRanks | Nearest
+@dataclass(frozen=True)
+class Missing:
+    """The fused page's papers that came without their fields (from the words' ranks) or their marks (word matches
+    from meaning's list, which asks for no highlight: most of its papers are found by meaning alone and show none):
+    one ids query for those few papers, not for those on the shown page (DECISIONS.md D-219)."""
+
+    page: Page
+    ids: tuple[str, ...]
+
+    def describe(self) -> str:
+        return f"meaning: the fields and marks of the {len(self.ids)} papers the fusion moved onto the page"
+
+
+MeaningRequest = WordRanks | Nearest | Missing
 
 
 def meaning_text(parsed: ParsedQuery) -> str:

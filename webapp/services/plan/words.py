@@ -82,12 +82,14 @@ class Text:
 
 @dataclass(frozen=True)
 class Highlight:
-    """What the page marks: the words, phrases and field clauses, and the concepts' other forms."""
+    """What the page marks: the words, phrases and field clauses, the concepts' other forms, and the English glosses
+    of a Chinese run's words beyond the glossary (what let an English paper in: D-217, D-219)."""
 
     words: tuple[str, ...]
     phrases: tuple[str, ...] = ()
     fields: tuple[Clause, ...] = ()
     forms: tuple[Concept, ...] = ()
+    glosses: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -41,3 +41,13 @@ def interleave(words: Sequence[str], near: Sequence[str], weight: float, rank_co
             out.append(only[j])
             j += 1
     return out
+
+
+def fuse_keeping(words: Sequence[str], near: Sequence[str], weight: float, rank_constant: int,
+                 kept: set[str]) -> list[str]:
+    """The words' papers in `kept` at their places in the words' list, every other place filled by the full fusion
+    of the rest (`fuse`, meaning at `weight`): a glossed question's own-language matches stay where the words put
+    them, the papers the dictionary's guess let in are reordered by meaning (DECISIONS.md D-219)."""
+    rest = iter(d for d in fuse([(words, 1.0), (near, weight)], rank_constant) if d not in kept)
+    out = [d if d in kept else next(rest, None) for d in words]
+    return list(dict.fromkeys([*(d for d in out if d is not None), *rest]))
