@@ -7,7 +7,7 @@ The vectors: the real papers' vectors of an index loaded with meaning on (--from
 noise and normalised, so the index has the real ones' clusters at N points (a uniform random set would be harder for
 the graph than papers are). Indexed alone (the meaning field's mapping from config/index.json, one shard as
 the site's), one bulk stream, refresh off while loading, no force merge (the site's segments are not merged either).
-Queries: the questions of bench/relevance/meaning_zh.json and descriptive.json embedded by the encoder, each as the
+Queries: the questions of relevance/meaning_zh.json and descriptive.json embedded by the encoder, each as the
 site's meaning round asks (k 10, and a glossed question's k, num_candidates from the config), `_source` off, request
 cache off. Needs a running node; it never starts one. Deletes its index unless --keep.
 """
@@ -25,11 +25,11 @@ import numpy as np
 from elasticsearch import helpers
 
 from bench.common import PREFIX, log, percentile, require_node
-from bench.relevance.meaning import QUESTIONS
 from papersearch import meaning
 from papersearch.es import make_client
 from papersearch.index_definition import index_body, search_config
 from papersearch.meaning_config import Meaning
+from relevance.meaning import QUESTIONS
 
 INDEX = f"{PREFIX}knn"
 QUESTION_FILES = [QUESTIONS, QUESTIONS.with_name("descriptive.json")]

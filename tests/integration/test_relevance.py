@@ -1,7 +1,7 @@
-"""Search relevance on the shipped sample (bench/relevance): the query set runs through the webapp's
+"""Search relevance on the shipped sample (relevance): the query set runs through the webapp's
 SearchService as the web user, on both analysis profiles, and must stay above measured thresholds.
 
-Measured with the tuned builders (bench/relevance/RESULTS.md): plugin MRR@10 0.991, zero-result rate 0;
+Measured with the tuned builders (relevance/RESULTS.md): plugin MRR@10 0.991, zero-result rate 0;
 core MRR@10 0.965, zero-result rate 0.018 (2 of 113: inflections the core profile cannot stem). The core
 thresholds are a little below that so a harmless re-ordering does not fail the build, and well above
 the plain multi_match baseline (plugin 0.919, core 0.878).
@@ -16,8 +16,8 @@ import pytest
 from elasticsearch import Elasticsearch
 from support import SAMPLE, loaded_alias
 
-from bench.relevance import evaluate as ev
 from papersearch.taxonomy import Taxonomy
+from relevance import evaluate as ev
 
 # (min MRR@10, max zero-result rate) for the profile an index was actually built with.
 THRESHOLDS = {

@@ -29,7 +29,7 @@ def expand(pattern: str) -> list[str]:
 
 
 def citations(text: str) -> list[str]:
-    """The file-name patterns a text cites under bench/results/ (a path elsewhere, bench/relevance/*.json, is not)."""
+    """The file-name patterns a text cites under bench/results/ (a path elsewhere, relevance/*.json, is not)."""
     out = []
     for token in NAME.findall(text):
         folder, _, name = token.rpartition("/")
@@ -58,7 +58,7 @@ def test_every_tracked_result_is_cited() -> None:
 
 def test_citations_expand_braces_globs_and_optional_parts() -> None:
     text = ("Raw: `bench/results/relevance-real-{plugin,core}-d175.json`, bench/results/final-*.json, "
-            "(bench/results/relevance-real-{plugin,core}[-base-ead8f28]-20261201.json) and `bench/relevance/*.json`")
+            "(bench/results/relevance-real-{plugin,core}[-base-ead8f28]-20261201.json) and `relevance/*.json`")
     names = ["relevance-real-core-d175.json", "relevance-real-plugin-d175.json", "final-1m.json",
              "relevance-real-core-base-ead8f28-20261201.json", "relevance-real-plugin-20261201.json",
              "relevance-real-core-v1.json", "query-cost-x.json"]

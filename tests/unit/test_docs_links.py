@@ -57,11 +57,11 @@ def test_the_readme_layout_names_only_what_exists() -> None:
     assert not missing, f"README.md's layout names what the repository does not hold: {missing}"
 
 
-# A path of the repository written in backticks in the docs (`webapp/services/plan/ladder.py`, `bench/relevance/`): it
+# A path of the repository written in backticks in the docs (`webapp/services/plan/ladder.py`, `relevance/`): it
 # must be there, or the docs send a reader to a file that moved or is gone (issue 54). Only names of files with an
 # extension and folders written with a trailing slash are checked: `papersearch/app:0.1.0` is an image and
 # `config/users` a file inside Elasticsearch's own config.
-TOP_FOLDERS = "papersearch|webapp|indexer|provisioning|bench|tests|config|docker|scripts|plugin|docs"
+TOP_FOLDERS = "papersearch|webapp|indexer|provisioning|bench|relevance|tests|config|docker|scripts|plugin|docs"
 CITED_PATH = re.compile(rf"`((?:{TOP_FOLDERS})/[\w./-]*(?:\.[a-z]{{1,5}}|/))(?::\d+(?:-\d+)?)?`")
 
 

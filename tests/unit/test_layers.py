@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 UNIT = ROOT / "tests" / "unit"
-SOURCE_FOLDERS = ("papersearch", "webapp", "indexer", "provisioning", "bench")
+SOURCE_FOLDERS = ("papersearch", "webapp", "indexer", "provisioning", "bench", "relevance")
 # Unit test files that check the project as a whole rather than one module, named after what they check.
 ACROSS = {
     "test_architecture.py": "the packages' imports, cycles, sizes and owners",
@@ -27,6 +27,7 @@ ACROSS = {
     "test_focus_contrast.py": "the stylesheet's focus ring",
     "test_glossary_file.py": "config/concepts.tsv",
     "test_layers.py": "the suite's layers",
+    "test_relevance_harness.py": "relevance/ itself: its metrics, known items and judges on a made-up corpus",
     "test_request_bodies.py": "every request body the site sends (snapshots)",
     "test_written_once.py": "each concept written once: separators, the search box's prefixes, UI strings",
 }

@@ -1,4 +1,4 @@
-"""The cross-language parity harness (bench/relevance/parity.py): where a pair's other-language name comes from,
+"""The cross-language parity harness (relevance/parity.py): where a pair's other-language name comes from,
 Chinese grading, the summary (ratio, worst pairs, flat counts) and the command's refusals, on made-up papers,
 so that the parity figures are computed the way the harness says."""
 
@@ -9,10 +9,10 @@ import json
 
 import pytest
 
-from bench.relevance import graded as gr
-from bench.relevance import parity
-from bench.relevance.crosslingual import ConceptQuery
 from papersearch.concepts.glossary import parse
+from relevance import graded as gr
+from relevance import parity
+from relevance.crosslingual import ConceptQuery
 
 GLOSSARY = parse(
     "reinforcement_learning\ttopic\treinforcement learning|RL\t强化学习|強化學習\t\n"

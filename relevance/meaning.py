@@ -1,7 +1,7 @@
 """Search by meaning on Chinese descriptive questions (issue 55, DECISIONS.md D-198): P@10 with and without meaning,
 empty results, and what the meaning part costs per search.
 
-    .venv/bin/python -m bench.relevance.meaning --alias papersbench_meaning \\
+    .venv/bin/python -m relevance.meaning --alias papersbench_meaning \\
         --corpus /work/shared/corpora/ml-papers-iclr.jsonl.gz [--weight 0.5] [--questions FILE] [--out FILE.json]
         [--set glosses.enabled=false] [--set glosses.weight=0.45]
 
@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench.relevance.crosslingual import Judge
 from papersearch import concepts, meaning
 from papersearch.es import make_client
+from relevance.crosslingual import Judge
 from webapp.domain import SearchParams
 from webapp.services.plan.meaning import Missing, Nearest, WordRanks
 from webapp.services.query import expansion as xp

@@ -1,4 +1,4 @@
-"""The relevance harness itself (bench/relevance): metrics, known-item generation, the cross-lingual set and its
+"""The relevance harness itself (relevance): metrics, known-item generation, the cross-lingual set and its
 judge, on a tiny made-up corpus, so that the figures in RESULTS.md are computed the way they claim."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ import unicodedata
 import pytest
 from nodeless import drawn
 
-from bench.relevance import crosslingual as xl
-from bench.relevance import known_items as ki
-from bench.relevance import real
-from bench.relevance.corpora import heading, read_jsonl
-from bench.relevance.metrics import precision_at_k, run_queries, score, search_all, summarize
+from relevance import crosslingual as xl
+from relevance import known_items as ki
+from relevance import real
+from relevance.corpora import heading, read_jsonl
+from relevance.metrics import precision_at_k, run_queries, score, search_all, summarize
 
 FILLER = ["we", "study", "how", "models", "learn", "from", "data", "and", "show", "that", "a", "simple", "method",
           "improves", "results", "on", "several", "benchmarks", "while", "keeping", "the", "cost", "low"]
@@ -280,7 +280,7 @@ def test_the_command_skips_when_the_corpora_are_absent(tmp_path, capsys):
 
 
 def test_report_tables_and_json(tmp_path, capsys):
-    from bench.relevance import real_report
+    from relevance import real_report
 
     items = ki.english_items(EN, n=2, seed=5, kinds=("title", "author"))
     known = {"ours": [score(i, [i["expected"][0]], 1) for i in items],

@@ -5,7 +5,7 @@ papersearch/concepts/matcher.py), take a concept of kind `topic` the way an assi
 the abstract's first; or the title's only), and count how often its topic agrees with the source's: the same
 subarea, or a topic of the same area. No node needed.
 
-    .venv/bin/python -m bench.relevance.topic_agreement ../shared/corpora/ml-papers-iclr.jsonl.gz
+    .venv/bin/python -m relevance.topic_agreement ../shared/corpora/ml-papers-iclr.jsonl.gz
 """
 
 from __future__ import annotations

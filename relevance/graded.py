@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.relevance.crosslingual import ConceptQuery, Judge
-from bench.relevance.metrics import K
-from bench.relevance.systems import ScoredRunner
+from relevance.crosslingual import ConceptQuery, Judge
+from relevance.metrics import K
+from relevance.systems import ScoredRunner
 
 DESCRIPTIVE = Path(__file__).with_name("descriptive.json")
 FLAT_SCORES = 2  # a top 10 with at most this many distinct scores is flat

@@ -1,4 +1,4 @@
-"""Tables, instructive failures and the JSON report of the real-corpus evaluation (bench/relevance/real.py)."""
+"""Tables, instructive failures and the JSON report of the real-corpus evaluation (relevance/real.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench.relevance import graded as gr
-from bench.relevance import known_items as ki
-from bench.relevance.crosslingual import DIRECTIONS, ConceptQuery
-from bench.relevance.metrics import ConceptResult, K, QueryResult, concept_summary, summarize
+from relevance import graded as gr
+from relevance import known_items as ki
+from relevance.crosslingual import DIRECTIONS, ConceptQuery
+from relevance.metrics import ConceptResult, K, QueryResult, concept_summary, summarize
 
 GROUPS = {"English, titled index": ki.EN_KINDS, "Chinese": ki.ZH_KINDS,
           "ICLR without titles": tuple(f"notitle_{k}" for k in ki.NOTITLE_KINDS)}

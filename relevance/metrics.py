@@ -1,4 +1,4 @@
-"""Relevance metrics shared by every set in bench/relevance (sample, real-corpus known items, cross-lingual).
+"""Relevance metrics shared by every set in relevance (sample, real-corpus known items, cross-lingual).
 
 Known-item style sets (each query names its expected paper ids), over the top K=10:
   MRR@10      mean over queries of 1/rank of the first expected paper (0 if none in the top 10)

@@ -1,7 +1,7 @@
 """Spelling corrections on real papers: how often a typing error is corrected to the word meant, and how often
 a word spelled right is "corrected" all the same.
 
-    .venv/bin/python -m bench.relevance.spelling --corpus ../shared/corpora/ml-papers-iclr.jsonl.gz \
+    .venv/bin/python -m relevance.spelling --corpus ../shared/corpora/ml-papers-iclr.jsonl.gz \
         [--alias papersbench_real_mixed_plugin] [--n 200] [--seed 13]
 
 Typos: words of six or more letters from the papers' titles, each in at least five papers, given one typing
@@ -9,7 +9,7 @@ error (known_items.misspell: a transposition, deletion, neighbouring key or doub
 or later), typed alone and beside the title's next word. A typo is corrected when the search shows the
 corrected query's results (`showing_for`) or offers it (`did_you_mean`) with the intended word in its place.
 Rare words: words spelled right that one or two papers have, typed alone; "corrected" when the search offers
-or shows anything else. The alias must hold the corpus (bench/relevance/real.py loads it).
+or shows anything else. The alias must hold the corpus (relevance/real.py loads it).
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from bench.relevance.corpora import ALIAS_PREFIX, read_jsonl
-from bench.relevance.known_items import misspell
+from relevance.corpora import ALIAS_PREFIX, read_jsonl
+from relevance.known_items import misspell
 
 WORD = re.compile(r"[A-Za-z]{6,}")
 

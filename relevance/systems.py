@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from elasticsearch import Elasticsearch
 
-from bench.relevance.metrics import K, Runner
+from relevance.metrics import K, Runner
 
 if TYPE_CHECKING:
     import requests

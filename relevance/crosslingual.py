@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from bench.relevance.metrics import ConceptResult, Runner, precision_at_k, search_all
+from relevance.metrics import ConceptResult, Runner, precision_at_k, search_all
 
 QUERIES = Path(__file__).with_name("crosslingual.json")
 DIRECTIONS = ("zh-en", "en-zh")

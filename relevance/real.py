@@ -1,7 +1,7 @@
 """Relevance on the real corpora: the cross-lingual set (issue 12) and generated known-item queries (issue 13),
 for the system under test (/api/search of a webapp) next to a plain multi_match baseline on the same index.
 
-    .venv/bin/python -m bench.relevance.real --corpora ../shared/corpora [--api URL [--alias NAME]]
+    .venv/bin/python -m relevance.real --corpora ../shared/corpora [--api URL [--alias NAME]]
         [--api-notitle URL [--notitle-alias NAME]] [--profile auto|plugin|core] [--reload]
         [--per-kind 200] [--seed 13] [--workers 2] [--xl-queries FILE] [--skip xl,known,notitle] [--out FILE]
 
@@ -13,9 +13,9 @@ for the system under test (/api/search of a webapp) next to a plain multi_match 
 3. Runs every query through /api/search: of the webapp at --api / --api-notitle when given (it must serve that
    alias; checked by its paper count), else of a gunicorn started here on a free port (rate limit and query
    log off).
-   The baseline is one multi_match over the same fields at boost 1 (bench/relevance/systems.py), on the alias.
+   The baseline is one multi_match over the same fields at boost 1 (relevance/systems.py), on the alias.
 4. Prints the tables and the worst queries of the system under test, and writes every query's outcome to
-   --out (default bench/relevance/results-real-<profile>.json).
+   --out (default relevance/results-real-<profile>.json).
 
 Held-out sets run the same way: other corpus files with --en/--zh, another concept set with --xl-queries.
 """
@@ -32,10 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import log
-from bench.relevance import crosslingual as xlset
-from bench.relevance import graded as gr
-from bench.relevance import known_items as ki
-from bench.relevance.corpora import (
+from relevance import crosslingual as xlset
+from relevance import graded as gr
+from relevance import known_items as ki
+from relevance.corpora import (
     ALIAS_PREFIX,
     EN_FILE,
     ZH_FILE,
@@ -46,8 +46,8 @@ from bench.relevance.corpora import (
     read_jsonl,
     write_without_titles,
 )
-from bench.relevance.metrics import ConceptResult, QueryResult, Runner, run_queries
-from bench.relevance.real_report import (
+from relevance.metrics import ConceptResult, QueryResult, Runner, run_queries
+from relevance.real_report import (
     known_summary,
     print_failures,
     print_graded,
@@ -55,7 +55,7 @@ from bench.relevance.real_report import (
     write_json,
     xl_summary,
 )
-from bench.relevance.systems import api, api_search, baseline, baseline_scored, ours_scored
+from relevance.systems import api, api_search, baseline, baseline_scored, ours_scored
 
 HERE = Path(__file__).parent
 PARTS = ("xl", "known", "notitle", "graded")
@@ -105,7 +105,7 @@ def systems(url: str, alias: str) -> dict[str, Runner]:
 
 def graded_sets(args: argparse.Namespace, en_path: Path | None, en: list[dict[str, Any]], zh: list[dict[str, Any]],
                 mixed: str, notitle: str) -> dict[str, list[gr.GradedResult]]:
-    """The graded sets (bench/relevance/graded.py) per system, searched in this process (scores are read):
+    """The graded sets (relevance/graded.py) per system, searched in this process (scores are read):
     author keywords on the mixed index, topics and descriptive questions on the English papers with titles
     (an index of their own: Chinese papers are not judged by English patterns) and without."""
     from papersearch.es import make_client
@@ -191,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
             load(mixed, [p for p in (en_path, zh_path) if p], len(papers), args)
         graded = graded_sets(args, en_path, en, zh, mixed, notitle_alias)
 
-    from bench.relevance.evaluate import alias_profile
+    from relevance.evaluate import alias_profile
 
     used = alias_profile(make_client("web"), mixed if (queries or items) else notitle_alias)
     header = (f"real corpora: {len(en)} English ({en_path}), {len(zh)} Chinese ({zh_path}); "
@@ -203,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     print_failures(xl.get("ours", []), known.get("ours", []),
                    lambda pid: heading(papers[pid]) if pid in papers else pid, args.failures)
     out = args.out or HERE / f"results-real-{used}.json"
-    meta = {"command": "python -m bench.relevance.real " + " ".join(args.argv),
+    meta = {"command": "python -m relevance.real " + " ".join(args.argv),
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "profile": used, "seed": args.seed,
             "per_kind": args.per_kind, "aliases": {"mixed": mixed, "notitle": notitle_alias},
             "api": {"mixed": args.api or "gunicorn started by the script",
@@ -236,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated parts to leave out: " + ", ".join(PARTS))
     parser.add_argument("--workers", type=int, default=2, help="queries in flight at once (results are the same)")
     parser.add_argument("--failures", type=int, default=5, help="worst queries to print per kind")
-    parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-real-<profile>.json)")
+    parser.add_argument("--out", type=Path, help="JSON report (default relevance/results-real-<profile>.json)")
     args = parser.parse_args(argv)
     args.argv = sys.argv[1:] if argv is None else argv
     if unknown := set(args.skip) - set(PARTS):

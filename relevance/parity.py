@@ -1,7 +1,7 @@
 """Cross-language parity (issue 42): does a concept typed in one language rank its papers as well as the same
 concept typed by its name in the other language, on the same papers?
 
-    .venv/bin/python -m bench.relevance.parity --corpora ../shared/corpora [--profile auto|plugin|core|both]
+    .venv/bin/python -m relevance.parity --corpora ../shared/corpora [--profile auto|plugin|core|both]
         [--label before] [--direction zh-en|en-zh|both] [--shape titled|notitle|both] [--reload] [--workers 2]
         [--aliases PREFIX] [--api URL --alias NAME] [--worst 5] [--xl-queries FILE] [--en FILE] [--zh FILE]
 
@@ -13,7 +13,7 @@ query (what the results page says it also searched); else the glossary's name (c
 concept the typed text is a form of; else the set's own `concept` label. Each pair says which.
 Shapes: `titled` the judged language's papers with their titles (an index of their own, as the graded topic
 sets of real.py: papers of the other language cannot be judged by these patterns), `notitle` the same papers
-with their titles removed (the listing shape). Grades as bench/relevance/graded.py's Grader: with titles
+with their titles removed (the listing shape). Grades as relevance/graded.py's Grader: with titles
 2 = the title names the concept, 1 = only the abstract; without titles 2 = the abstract names it twice or
 more, 1 = once. Both queries of a pair are graded against the same grades.
 Aliases: PREFIX{en,notitle,zh,zhnotitle}_<profile>, loaded and served as real.py does (served, load); an
@@ -38,12 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS_DIR, log
-from bench.relevance import crosslingual as xlset
-from bench.relevance import graded as gr
-from bench.relevance.corpora import ALIAS_PREFIX, EN_FILE, ZH_FILE, locate, read_jsonl, write_without_titles
-from bench.relevance.crosslingual import ConceptQuery
-from bench.relevance.metrics import K
 from papersearch.text import has_cjk
+from relevance import crosslingual as xlset
+from relevance import graded as gr
+from relevance.corpora import ALIAS_PREFIX, EN_FILE, ZH_FILE, locate, read_jsonl, write_without_titles
+from relevance.crosslingual import ConceptQuery
+from relevance.metrics import K
 
 DIRECTIONS = {"zh-en": ("zh", "en"), "en-zh": ("en", "zh")}  # direction -> (typed language, papers' language)
 SHAPES = ("titled", "notitle")
@@ -187,7 +187,7 @@ class ApiSearch:
     def response(self, q: str) -> dict[str, Any]:
         import requests
 
-        from bench.relevance.systems import api_search
+        from relevance.systems import api_search
 
         if q not in self.responses:
             if not hasattr(self.local, "session"):
@@ -214,10 +214,10 @@ def run_pairs(search: ApiSearch, concepts: Sequence[ConceptQuery], grader: gr.Gr
 
 
 def run(args: argparse.Namespace) -> int:
-    from bench.relevance.real import check_serves, load, served, timed
     from papersearch.concepts.glossary import load as load_glossary
     from papersearch.es import make_client
     from papersearch.index_definition import choose_profile
+    from relevance.real import check_serves, load, served, timed
 
     paths = {"en": locate(args.corpora, args.en, EN_FILE), "zh": locate(args.corpora, args.zh, ZH_FILE)}
     wanted = [(d, s) for d in args.direction for s in args.shape if paths[DIRECTIONS[d][1]]]
@@ -249,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
             raise SystemExit(f"parity: no concept of {args.xl_queries} has a judged paper for {key} "
                              f"in {path}: nothing to compare")
 
-    from bench.relevance.evaluate import alias_profile
+    from relevance.evaluate import alias_profile
 
     used = alias_profile(make_client("web"), next(iter(aliases.values())))
     summaries = {key: summarize(pairs, args.worst) for key, pairs in results.items()}
@@ -259,7 +259,7 @@ def run(args: argparse.Namespace) -> int:
     print(table(summaries, header), flush=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = args.out or RESULTS_DIR / f"parity-{used}{f'-{args.label}' if args.label else ''}-{stamp}.json"
-    meta = {"command": "python -m bench.relevance.parity " + " ".join(args.argv), "label": args.label,
+    meta = {"command": "python -m relevance.parity " + " ".join(args.argv), "label": args.label,
             "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"), "profile": used, "aliases": aliases,
             "api": args.api or "gunicorn started by the script", "xl_queries": str(args.xl_queries),
             "glossary": glossary.path, "corpora": {lang: str(p) for lang, p in paths.items()},

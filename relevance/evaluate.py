@@ -1,6 +1,6 @@
 """Search relevance on the shipped sample: our ranking (the webapp's SearchService) vs a plain multi_match.
 
-    .venv/bin/python -m bench.relevance.evaluate [--profile auto|plugin|core] [--baseline]
+    .venv/bin/python -m relevance.evaluate [--profile auto|plugin|core] [--baseline]
                                                  [--alias NAME] [--out FILE] [--quiet]
 
 Without --alias the 40 sample papers (indexer/sample/papers.jsonl) are loaded into a temporary alias
@@ -12,9 +12,9 @@ read-only web user, exactly as the results page does.
 multi_match over the same fields (no boosts, no phrase or proximity clause, no fuzziness, default
 operator "or"), searched by the same user on the same alias.
 
-Metrics over the top K=10 (bench/relevance/metrics.py): MRR@10, hit@10, recall@10, nDCG@10 and the
+Metrics over the top K=10 (relevance/metrics.py): MRR@10, hit@10, recall@10, nDCG@10 and the
 zero-result rate, plus per-kind MRR, and for every query the ranks of its expected papers. The JSON report goes to
---out (default bench/relevance/results-<profile>.json).
+--out (default relevance/results-<profile>.json).
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from typing import Any
 
 from elasticsearch import Elasticsearch
 
-from bench.relevance.metrics import K, QueryResult, run_queries, summarize
-from bench.relevance.systems import baseline, ours
+from relevance.metrics import K, QueryResult, run_queries, summarize
+from relevance.systems import baseline, ours
 
 ROOT = Path(__file__).resolve().parents[2]
 QUERIES = Path(__file__).with_name("queries.json")
@@ -222,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--baseline", action="store_true", help="also run the plain multi_match baseline")
     parser.add_argument("--alias", help="search this existing alias instead of loading the sample")
     parser.add_argument("--queries", type=Path, default=QUERIES)
-    parser.add_argument("--out", type=Path, help="JSON report (default bench/relevance/results-<profile>.json)")
+    parser.add_argument("--out", type=Path, help="JSON report (default relevance/results-<profile>.json)")
     parser.add_argument("--quiet", action="store_true", help="summary only, no per-query table")
     args = parser.parse_args(argv)
 
