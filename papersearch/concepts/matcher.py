@@ -1,11 +1,14 @@
 """Find glossary concepts in text: at index time in a paper, at query time in what was typed.
 
-Two Aho-Corasick automata (daachorse's double arrays, leftmost-longest; see DECISIONS.md D-034, D-035): English forms
+Aho-Corasick automata (daachorse's double arrays; see DECISIONS.md D-034, D-035): English forms
 are searched as whole words in the text reduced
 to Latin letters, digits and spaces, title-cased (english.haystack, english.searched: "GAN" is never
-found in "organ"), Chinese forms in the text itself. Where matches overlap the leftmost, then the
-longest wins: "graph neural networks" is graph_neural_network, not also neural_network; "图神经网络"
-likewise.
+found in "organ"), Chinese forms in the text itself. In what was typed (`recognise`, `english`,
+`chinese`), where matches overlap the leftmost, then the longest wins: "graph neural networks" is
+graph_neural_network, not also neural_network; "图神经网络" likewise. A paper (`tag`) gets every concept
+it names, nested and overlapping ones too (graph_neural_network and neural_network), by daachorse's
+overlapping search (automata built on first use), so a concept named only inside a longer one still
+tags it (DECISIONS.md D-218).
 
 In papers, acronyms must be written as in the glossary (LLM, ViT, LoRA; a plural s allowed), since
 "clip", "map" or "sam" are ordinary words; in a query any casing counts. A form shared by several
@@ -59,13 +62,16 @@ def _latin_edge(ch: str) -> bool:
 class _Automaton:
     """Leftmost-longest matching of many patterns (str, or bytes for ASCII); each carries a value.
     Without daachorse's prefilter: our haystacks have a candidate start every few bytes, where it
-    only cost time (measured in DECISIONS.md D-035)."""
+    only cost time (measured in DECISIONS.md D-035). `overlapping` builds, on first use, a standard
+    automaton of the same patterns: daachorse's overlapping search needs that match kind."""
 
     def __init__(self, patterns: dict, kind: type = daachorse.CharwiseDoubleArrayAhoCorasick) -> None:
         self.values = list(patterns.values())
         self._numbers = {p: i for i, p in enumerate(patterns)}
-        self._automaton = kind(list(patterns), match_kind=daachorse.MATCH_KIND_LEFTMOST_LONGEST,
+        self._patterns, self._kind = list(patterns), kind
+        self._automaton = kind(self._patterns, match_kind=daachorse.MATCH_KIND_LEFTMOST_LONGEST,
                                use_prefilter=False) if patterns else None
+        self._standard = None
 
     def number(self, pattern: str | bytes) -> int | None:
         return self._numbers.get(pattern)
@@ -73,6 +79,18 @@ class _Automaton:
     def find(self, haystack: str | bytes) -> list[tuple[int, int, int]]:
         """(start, end, pattern number) of each match: characters into a str, bytes into bytes."""
         return self._automaton.find(haystack) if self._automaton else []
+
+    def overlapping(self, haystack: str | bytes) -> list[tuple[int, int, int]]:
+        """(start, end, pattern number) of every occurrence of every pattern, nested and overlapping
+        ones included, leftmost first and, of those starting together, longest first."""
+        if not self._patterns:
+            return []
+        if self._standard is None:
+            self._standard = self._kind(self._patterns, match_kind=daachorse.MATCH_KIND_STANDARD,
+                                        use_prefilter=False)
+        found = self._standard.find_overlapping(haystack)  # in order of their ends
+        found.sort(key=lambda m: (m[0], -m[1]))
+        return found
 
 
 class ConceptMatcher:
@@ -149,14 +167,15 @@ class ConceptMatcher:
         return [(start, end, values[number][0]) for start, end, number in self._chinese_matches(text)
                 if self._at_latin_edges(text, start, end, number)]
 
-    def _chinese_matches(self, text: str) -> list[tuple[int, int, int]]:
-        """(start, end, pattern number) of the Chinese forms in a text, their Latin edges not yet checked."""
+    def _chinese_matches(self, text: str, overlapping: bool = False) -> list[tuple[int, int, int]]:
+        """(start, end, pattern number) of the Chinese forms in a text, their Latin edges not yet
+        checked; leftmost-longest, or every one (`overlapping`)."""
         if not _has_cjk(text):
             return []
         lowered = text.lower()
         if len(lowered) != len(text):  # a rare character whose lowercase is longer: keep offsets exact
             lowered = text
-        return self._zh.find(lowered)
+        return self._zh.overlapping(lowered) if overlapping else self._zh.find(lowered)
 
     def _at_latin_edges(self, text: str, start: int, end: int, number: int) -> bool:
         """A form starting or ending in a Latin letter or digit (K均值) does not continue a Latin word."""
@@ -177,16 +196,15 @@ class ConceptMatcher:
 
     def tag(self, texts: Iterable[str]) -> list[str]:
         """The ids of the concepts a paper names (title, abstract, keywords in either language), in
-        order of first appearance. An ambiguous form adds nothing by itself: its concepts count only
-        when the paper also names them by one of their own forms."""
+        order of first appearance, English ones first: every concept, also one named only inside a
+        longer one ("graph neural networks": graph_neural_network, then neural_network). An
+        ambiguous form adds nothing by itself: its concepts count only when the paper also names
+        them by one of their own forms."""
         text = _SEPARATE.join(filter(None, texts))  # one pass; no form spans two fields
         written = english.haystack(text)
-        found = self._tag_english(written, self._en.find(english.searched(written)))
-        if found is None:  # a match inside a word, after a digit ("3D"): search again, the slow way
-            found = self._tag_english(written, self._english_matches(written))
-            assert found is not None
+        found = self._tag_english(written, self._en.overlapping(english.searched(written)))
         sole, values = self._zh_sole, self._zh.values
-        for start, end, number in self._chinese_matches(text):
+        for start, end, number in self._chinese_matches(text, overlapping=True):
             cid = sole[number]
             if cid is None:
                 ids = values[number][0]
@@ -196,14 +214,15 @@ class ConceptMatcher:
             found[cid] = None
         return list(found)
 
-    def _tag_english(self, written: bytes, matches: list[tuple[int, int, int]]) -> dict[str, None] | None:
-        """The concepts of the English matches in a paper, in order; None if a match is inside a word."""
+    def _tag_english(self, written: bytes, matches: list[tuple[int, int, int]]) -> dict[str, None]:
+        """The concepts of the English matches in a paper, in order; a match starting inside a word
+        (after a digit: "3D", "2graph") names nothing, the matches inside it still count."""
         sole, one_acronym, values = self._en_sole, self._en_one_acronym, self._en.values
         found: dict[str, None] = {}
         # The hot loop of indexing: most patterns belong to one concept and have no acronym.
         for start, _, number in matches:
             if written[start - 1] != 32:
-                return None
+                continue
             cid = sole[number]
             if cid is None:
                 acronym = one_acronym[number]

@@ -22,8 +22,8 @@ def matcher() -> ConceptMatcher:
 
 
 @pytest.mark.parametrize(("text", "expected"), [
-    ("Graph Neural Networks for molecules", ["graph_neural_network"]),
-    ("a graph neural network", ["graph_neural_network"]),  # and not also neural_network (longest match)
+    ("Graph Neural Networks for molecules", ["graph_neural_network", "neural_network"]),
+    ("a graph neural network", ["graph_neural_network", "neural_network"]),  # the nested concept too
     ("We fine-tune LLMs.", ["large_language_model"]),
     ("Large language models are language models", ["large_language_model", "language_model"]),
     ("self supervised learning", ["self_supervised_learning"]),
@@ -37,7 +37,7 @@ def matcher() -> ConceptMatcher:
     ("policy gradients", ["policy_gradient"]),
     ("We train GANs", ["generative_adversarial_network"]),
     ("基于对比学习的图像分类方法", ["contrastive_learning", "image_classification"]),
-    ("圖神經網絡", ["graph_neural_network"]),  # traditional form, and not also 神经网络
+    ("圖神經網絡", ["graph_neural_network", "neural_network"]),  # traditional form, and 神經網絡 inside it
     ("大模型的知识蒸馏", ["large_language_model", "knowledge_distillation"]),
     ("基于GAN的图像生成", ["generative_adversarial_network"]),  # Latin acronym inside Chinese text
     ("K均值聚类算法", ["k_means"]),
@@ -64,6 +64,27 @@ def test_no_tag_from_inside_a_longer_word_or_from_lowercase_acronyms(matcher: Co
 
 def test_graph_neural_network_is_not_found_across_a_comma(matcher: ConceptMatcher) -> None:
     assert matcher.tag(["graph, neural network"]) == ["neural_network"]
+
+
+def test_a_paper_is_tagged_with_nested_and_overlapping_concepts(matcher: ConceptMatcher) -> None:
+    """Index time: every concept named, also inside a longer one; query time stays leftmost-longest."""
+    assert matcher.tag(["graph neural networks"]) == ["graph_neural_network", "neural_network"]
+    assert matcher.tag(["图神经网络"]) == ["graph_neural_network", "neural_network"]
+    assert matcher.tag(["大语言模型"]) == ["large_language_model", "language_model"]
+    # nested in a longer form only: the paper still carries the nested concept's tag
+    assert matcher.tag(["Scaling large language models"]) == ["large_language_model", "language_model"]
+    assert [m.ids for m in matcher.english("graph neural networks")] == [("graph_neural_network",)]
+    assert [m.ids for m in matcher.chinese("图神经网络")] == [("graph_neural_network",)]
+    assert [m.ids for m in matcher.recognise(["graph", "neural", "networks"])] == [("graph_neural_network",)]
+
+
+def test_nested_tags_keep_the_edge_checks(matcher: ConceptMatcher) -> None:
+    # a nested form, too, starts and ends at word edges, and acronyms count only as written
+    assert matcher.tag(["xgraph neural networks"]) == ["neural_network"]
+    assert matcher.tag(["2graph neural networks"]) == ["neural_network"]  # "Graph" after a digit is inside a word
+    assert matcher.tag(["large language modelling"]) == []  # "model" is no prefix of a word
+    assert matcher.tag(["We fine-tune LLMs and llms"]) == ["large_language_model"]  # acronyms as written
+    assert matcher.tag(["SK均值聚类"]) == []  # K均值 does not continue a Latin word, nested or not
 
 
 def test_ambiguous_forms_tag_only_concepts_named_otherwise(matcher: ConceptMatcher) -> None:
@@ -137,7 +158,7 @@ def test_a_mixed_script_form_spans_the_terms_the_parser_split_it_into(matcher: C
     ("2graph neural networks", ["neural_network"]),  # "Graph" after a digit is inside a word; what follows still counts
     ("3D Gaussian processes in 2D", ["gaussian_process"]),
     ("x3GNNs and 4LLM", []),
-    ("graph—neural network", ["graph_neural_network"]),  # one character between words joins them, as a hyphen
+    ("graph—neural network", ["graph_neural_network", "neural_network"]),  # one character joins words, as a hyphen
     ("graph – neural network", ["neural_network"]),  # a wider gap does not
     ("federated\u00a0learning, “knowledge distillation”", ["federated_learning", "knowledge_distillation"]),
     ("联邦学习GNN与K均值", ["graph_neural_network", "federated_learning", "k_means"]),
