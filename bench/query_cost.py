@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", action="store_true", help="also price author and topic pages")
     parser.add_argument("--reload", action="store_true")
     parser.add_argument("--drop", action="store_true", help="delete the benchmark's indices at the end")
-    parser.add_argument("--out", help="results file name under bench/results/")
+    parser.add_argument("--out", help="results file: a name (under bench/results/) or a path")
     parser.add_argument("--alias", default=ALIAS, help=f"the aliases' prefix (default {ALIAS}; starts with {PREFIX})")
     args = parser.parse_args(argv)
     if not args.alias.startswith(PREFIX):
@@ -289,11 +289,11 @@ def new_results(script: str, argv: list[str] | None, repeats: int) -> dict[str, 
 
 
 def write_results(results: dict[str, Any], started: float, name: str) -> Path:
-    """bench/results/<name> with the run's duration and the load at its end."""
+    """bench/results/<name>, or the path given, with the run's duration and the load at its end."""
     results["elapsed_s"] = round(time.time() - started, 1)
     results["machine"]["loadavg_at_end"] = os.getloadavg()
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
-    out = RESULTS_DIR / name
+    out = Path(name) if Path(name).parent != Path(".") else RESULTS_DIR / name
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"\nresults: {out}")
     return out
