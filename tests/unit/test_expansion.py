@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import bodies
@@ -73,19 +74,31 @@ def test_a_pasted_paragraph_expands_only_its_first_concepts(matcher) -> None:
     assert [e.typed for e in xp.expansions(terms, matcher, max_forms=6, max_concepts=3)] == terms[:3]
 
 
-def test_words_that_are_not_concepts_stay_as_they_are(matcher) -> None:
+def test_a_concepts_words_are_one_clause_its_other_forms_searched_once(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
     found = expand(terms, matcher)
-    as_typed, _ = bodies.text_query(terms, found, CONFIG)["bool"]["should"]
-    slots = [word(s) for s in as_typed["bool"]["should"]]
-    assert as_typed["bool"]["minimum_should_match"] == 3  # every word, as in text_clause ("for" matches all)
-    assert len(slots) == 3  # one per typed word but the stop word: "every word must match" counts as before
-    assert slots[2] == wq.term_clause("proteins", CONFIG, "text")
-    first, second = (s["bool"]["should"] for s in slots[:2])
-    assert first[0]["dis_max"]["queries"][0] == wq.term_clause("contrastive", CONFIG, "text")
-    assert second[0]["dis_max"]["queries"][0] == wq.term_clause("learning", CONFIG, "text")
-    assert first[0]["dis_max"]["queries"][1:] == second[0]["dis_max"]["queries"][1:]  # either word: the forms …
-    assert first[1] == second[1]  # … and the tag
+    as_typed = bodies.text_query(terms, found, CONFIG)
+    group, proteins = as_typed["bool"]["should"]
+    assert as_typed["bool"]["minimum_should_match"] == 2  # the concept's words, and proteins ("for" matches all)
+    assert word(proteins["bool"]["should"][0]) == wq.term_clause("proteins", CONFIG, "text")
+    (concept,) = group["bool"]["must"]
+    words, tag = concept["bool"]["should"]
+    typed, forms = words["dis_max"]["queries"]
+    # every word as typed, or its topic labels in its place (scored beside, as a word's are: DECISIONS.md D-224)
+    typed_words = [w["bool"]["should"] for w in typed["bool"]["must"]]
+    assert [w[0] for w in typed_words] == [wq.term_clause(t, CONFIG, "text") for t in ("contrastive", "learning")]
+    lifts = [wq.topic_lift(t, CONFIG) for t in ("contrastive", "learning")]
+    assert [w[1] for w in typed_words] == [{"constant_score": {**lift["constant_score"], "boost": 0}} for lift in lifts]
+    assert group["bool"]["should"] == lifts
+    # the forms and the tag once, at the concept's whole weight
+    assert "boost" not in forms["dis_max"] and tag["term"]["concepts"]["boost"] == CONFIG.cross_lingual.concept_boost
+    assert json.dumps(as_typed).count("contrastive representation learning") == 1
+
+
+def word_clause(term: str) -> dict:
+    """A word's whole clause beside others (its text, its typo fallback, its topic labels), no concept in it."""
+    return {"bool": {"should": [wq.term_clause(term, CONFIG, "text"), wq.topic_lift(term, CONFIG)],
+                     "minimum_should_match": 1}}
 
 
 def word(clause: dict) -> dict:
@@ -148,7 +161,8 @@ def test_a_concept_adds_the_best_of_its_other_forms_and_its_tag_to_the_words_as_
 def test_an_english_concept_has_its_chinese_name_as_a_chinese_word_at_the_other_language_weight(matcher) -> None:
     (e,) = expand(["federated", "learning"], matcher)
     assert (e.zh_words, e.en_words) == ("联邦学习", "")
-    name = concept_part(bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["should"][0])["queries"][0]
+    group = bodies.text_query(["federated", "learning"], [e], CONFIG)["bool"]["must"][0]
+    name = group["bool"]["should"][0]["dis_max"]["queries"][1]["dis_max"]["queries"][0]
     weight = CONFIG.cross_lingual.other_language_weight["en"]
     # as one run, on the Chinese papers' titles and abstracts (not their keyword lists: DECISIONS.md D-142)
     chinese = text_clauses.form_fields(CONFIG, "zh")
@@ -210,9 +224,12 @@ def test_the_name_spelt_by_the_concept_id_is_preferred_to_a_taxonomy_label(gloss
     assert "nonconvex optimization" in e.shown  # what the page (and the API) says was also searched
 
 
-def test_the_words_of_a_concept_share_its_weight(matcher) -> None:
+def test_relaxed_the_words_of_a_concept_share_its_weight(matcher) -> None:
+    """Relaxed, each word is a clause of its own (which of them a paper has is counted): the concept's forms are
+    in each, at its share."""
     terms = ["large", "language", "models"]
-    slots = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
+    named = bodies.text_query(terms, expand(terms, matcher), CONFIG, relaxed=True)["bool"]["should"]
+    slots = [s["function_score"]["query"] for s in named]
     assert [concept_part(s)["boost"] for s in slots] == [0.3333] * 3
     boost = round(CONFIG.cross_lingual.concept_boost / 3, 4)
     assert [concept_tag(s)["term"]["concepts"]["boost"] for s in slots] == [boost] * 3
@@ -244,16 +261,22 @@ def test_user_text_only_reaches_match_type_queries(matcher) -> None:
 
 def test_papers_in_the_other_language_need_only_match_the_concepts(matcher) -> None:
     terms = ["contrastive", "learning", "for", "proteins"]
-    as_typed, other_language = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]["should"]
-    query = other_language["bool"]
-    (group,) = query["must"]  # the concept, once, with its whole weight
-    assert concept_part(group)["queries"] == concept_part(as_typed["bool"]["should"][0])["queries"]
-    assert "boost" not in concept_part(group)
-    assert query["should"] == [wq.term_clause("proteins", CONFIG)]  # "for", a stop word, matches every paper
-    assert query["filter"] == [{"term": {"languages": "zh"}}]
+    query = bodies.text_query(terms, expand(terms, matcher), CONFIG)["bool"]
+    group, proteins = query["should"]
+    assert query["minimum_should_match"] == 2  # "for", a stop word, matches every paper
+    # the concept (its words or its forms, searched once: D-225) in every paper; proteins, or a paper written in
+    # Chinese, where it is scored if it is there but not required
+    in_zh = {"constant_score": {"filter": {"term": {"languages": "zh"}}, "boost": 0}}
+    assert proteins["bool"]["should"] == [word_clause("proteins"), in_zh]
+    assert "languages" not in json.dumps(group)
+    assert json.dumps(query).count("contrastive representation learning") == 1
     chinese = ["图神经网络", "药物"]
-    other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"][1]
-    assert other["bool"]["filter"] == [{"term": {"languages": "en"}}]
+    _, other = bodies.text_query(chinese, expand(chinese, matcher), CONFIG)["bool"]["should"]
+    assert other["bool"]["should"][-1]["constant_score"]["filter"] == {"term": {"languages": "en"}}
+    # relaxed, each word is counted apart: papers in the other language are a branch of their own
+    _, relaxed_other = bodies.text_query(terms, expand(terms, matcher), CONFIG, relaxed=True)["bool"]["should"]
+    assert relaxed_other["bool"]["filter"] == [{"term": {"languages": "zh"}}]
+    assert relaxed_other["bool"]["should"] == [wq.term_clause("proteins", CONFIG)]
     mixed = ["graph", "neural", "network", "药物", "design"]
     words_alone = CONFIG.model_copy(update={"glosses": CONFIG.glosses.model_copy(update={"enabled": False})})
     assert "languages" not in str(bodies.text_query(mixed, expand(mixed, matcher), words_alone))

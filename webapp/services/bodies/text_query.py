@@ -28,9 +28,9 @@ def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query
     in that language may match the concept groups instead. fuzzy=False: without the typo fallbacks."""
     if not text.words:
         return None
-    clauses = [_word_query(w, text, config, fuzzy) for w in text.words]
-    if text.relaxed:
-        clauses = [named(_counted(c, config), word_name(w.index)) for c, w in zip(clauses, text.words, strict=True)]
+    if not text.relaxed:
+        return _every_word(text, config, fuzzy)
+    clauses = [named(_counted(_word_query(w, text, config, fuzzy), config), word_name(w.index)) for w in text.words]
     as_typed = any_of(clauses, text.required)
     if not text.other_language:
         return as_typed
@@ -42,6 +42,50 @@ def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query
         must=groups, should=[cl.term_clause(w.text, config) for w in others],
         filter=[{"term": {concepts_config()["language_field"]: text.other_language}}])
     return any_of([as_typed, in_other_language])
+
+
+def _every_word(text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
+    """Every word must match; with other_language, a paper in that language needs only the concepts, the other words
+    scored where it has them. One clause per word, a concept's words one clause, so each concept's forms are
+    searched once (DECISIONS.md D-224, D-225)."""
+    clauses = _grouped(text, config, fuzzy)
+    if text.other_language:
+        in_other = {"constant_score": {"filter": {"term": {concepts_config()["language_field"]: text.other_language}},
+                                       "boost": 0}}
+        clauses = [(c if ws[0].concept or ws[0].inside else any_of([c, in_other]), ws) for c, ws in clauses]
+    return any_of([c for c, _ in clauses], len(clauses))
+
+
+def _grouped(text: Text, config: WebSearchConfig, fuzzy: bool) -> list[tuple[Query, list[Word]]]:
+    """Each word one clause, but a concept typed as several words one clause for them all, so its other forms are
+    matched once, not once per word (DECISIONS.md D-224). Which papers match is the same (each word as typed or in
+    the topic labels, or the concept); a paper with all the words scores their sum, one in the other language the
+    concept's forms in full, as the words' shares added up to before."""
+    spans: dict[tuple[int, int], list[Word]] = {}
+    for w in text.words:
+        key = (w.concept.first, w.concept.last) if w.concept and w.share != 1 else (w.index, -1)
+        spans.setdefault(key, []).append(w)
+    return [(_concept_words(ws, text, config, fuzzy) if len(ws) > 1 else _word_query(ws[0], text, config, fuzzy), ws)
+            for ws in spans.values()]
+
+
+def _concept_words(words: list[Word], text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
+    """A concept's words together: all of them as typed (each word's topic labels may stand in for it, as alone),
+    or the concept once; the labels' constants added beside, as a word's are."""
+    lifts = [_lifts(w, text, config) for w in words]
+    typed = [any_of([_typed(a, text, config, fuzzy) for a in (w, *w.alternatives)]) for w in words]
+    inside = all_of([any_of([t, *({"constant_score": {"filter": lift["constant_score"]["filter"], "boost": 0}}
+                                  for lift in ls)]) for t, ls in zip(typed, lifts, strict=True)])
+    concept = concept_query(words[0].concept, inside, config)  # type: ignore[arg-type]
+    extra = [lift for ls in lifts for lift in ls]
+    return bool_query(must=[concept], should=extra) if extra else concept
+
+
+def _lifts(word: Word, text: Text, config: WebSearchConfig) -> list[Query]:
+    lifts = [cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives)]
+    if len(text.words) == 1 and not word.alternatives:  # one word alone: perhaps an author's surname (D-211)
+        lifts.append(cl.surname_lift(word.text, config))
+    return [x for x in lifts if x]
 
 
 def _counted(clause: Query, config: WebSearchConfig) -> Query:
@@ -63,10 +107,7 @@ def _word_query(word: Word, text: Text, config: WebSearchConfig, fuzzy: bool) ->
     else:  # a run's concepts inside, its words beyond the glossary in English (D-217): other ways to match it
         other = with_glosses(word, _inside_query(word, config) if word.inside else None, config)
         clause = any_of([typed, other]) if other else typed
-    lifts: list[Query | None] = [cl.topic_lift(w.text, config, text.relaxed) for w in (word, *word.alternatives)]
-    if len(text.words) == 1 and not word.alternatives:  # one word alone: perhaps an author's surname (D-211)
-        lifts.append(cl.surname_lift(word.text, config))
-    return any_of([clause, *filter(None, lifts)])
+    return any_of([clause, *_lifts(word, text, config)])
 
 
 def _inside_query(word: Word, config: WebSearchConfig) -> Query:

@@ -49,18 +49,19 @@ def _page(page: Page) -> str:
 
 def _words(text: Text) -> str:
     lines = [f"  words ({text.required} of {len(text.words)} required{', relaxed' if text.relaxed else ''}):"]
-    lines += [f"    {_word(w)}" for w in text.words]
+    lines += [f"    {_word(w, text.relaxed)}" for w in text.words]
     if text.other_language:
         lines.append(f"  or, for papers in {text.other_language}: only the concepts "
                      + ", ".join("+".join(c.ids) for c in text.groups))
     return "\n".join(lines)
 
 
-def _word(w: Word) -> str:
+def _word(w: Word, relaxed: bool) -> str:
     out = f"{w.index}: {w.text!r}" + (f" ~typos ({w.typos})" if w.typos else "")
     if w.concept:
+        together = f"; words {w.concept.first}-{w.concept.last} one clause, the concept once (D-224)"
         out += (f" or concept {'+'.join(w.concept.ids)} (tag, {len(w.concept.en)} en / {len(w.concept.zh)} zh forms"
-                + (f", share {w.share:.2f}" if w.share != 1 else "") + ")")
+                + ((f", share {w.share:.2f}" if relaxed else together) if w.share != 1 else "") + ")")
     for c in w.inside:
         out += f" or its part {c.typed!r} = concept {'+'.join(c.ids)}"
     if w.glosses:
