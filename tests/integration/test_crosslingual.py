@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from support import FIXTURES, loaded_alias
+from support import FIXTURES, loaded_alias, write_jsonl
 
 from webapp import create_app
 from webapp.domain import SearchParams
@@ -95,6 +95,30 @@ def test_other_words_typed_beside_a_concept_still_count_in_their_own_language(se
     assert found[0] == "zh-fl"
     # fewer than three papers have every word, so papers with most of them follow, flagged (relaxation)
     assert all(h.missing == ["hospital"] for h in result.hits if h.id == "en-fl")
+
+
+# A paper in the other language whose topic is the concept, its text not naming it (DECISIONS.md D-225), and enough
+# papers with every word (search.relaxation.below) that the words as typed are shown, not the relaxed round.
+TOPIC_PAPERS = [
+    {"id": "en-topic", "title": "Message routing over molecules", "abstract": "We route messages between atoms.",
+     "topic_area": "Deep Learning", "topic_subarea": "Graph Neural Networks", "year": 2023},
+    *({"id": f"zh-gnn-{i}", "title_zh": f"图神经网络的第{i}种训练方法",
+       "abstract_zh": "本文提出一种图神经网络训练方法。", "year": 2023} for i in range(10)),
+]
+
+
+@pytest.mark.parametrize("profile", ["auto", "core"])
+def test_a_concept_and_another_word_find_the_other_languages_papers_of_its_topic_as_the_concept_alone(
+        cluster, tmp_path, profile: str) -> None:
+    source = write_jsonl(tmp_path / "papers.jsonl", TOPIC_PAPERS)
+    with loaded_alias(cluster, "paperstest_xl_topic", [source], PAPERSEARCH_ANALYSIS_PROFILE=profile) as (name, _):
+        service = SearchService(cluster.client("web"), name)
+        alone = ids(service, "图神经网络")
+        result = service.search(SearchParams(q="图神经网络 方法", size=50))
+    assert "en-topic" in alone  # its topic's Chinese label
+    assert not result.fallbacks  # the words as typed
+    # 方法 is not asked of a paper in English: it comes in by the concept's label, as for the concept alone
+    assert {h.id: h.missing for h in result.hits}.get("en-topic") == []
 
 
 def test_search_only_as_typed(service) -> None:

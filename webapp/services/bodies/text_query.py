@@ -24,8 +24,9 @@ def word_name(index: int) -> str:
 
 
 def text_query(text: Text, config: WebSearchConfig, fuzzy: bool = True) -> Query | None:
-    """Each word one clause (named word:<i> when relaxed), `required` of them; with other_language, papers
-    in that language may match the concept groups instead. fuzzy=False: without the typo fallbacks."""
+    """Each word one clause, `required` of them; with other_language, papers in that language may match the concepts
+    alone. Every word required: a concept's words are one clause (_every_word). Relaxed: each word a clause named
+    word:<i>, and the other language a branch of its own. fuzzy=False: without the typo fallbacks."""
     if not text.words:
         return None
     if not text.relaxed:
@@ -50,8 +51,7 @@ def _every_word(text: Text, config: WebSearchConfig, fuzzy: bool) -> Query:
     searched once (DECISIONS.md D-224, D-225)."""
     clauses = _grouped(text, config, fuzzy)
     if text.other_language:
-        in_other = {"constant_score": {"filter": {"term": {concepts_config()["language_field"]: text.other_language}},
-                                       "boost": 0}}
+        in_other = _unscored({"term": {concepts_config()["language_field"]: text.other_language}})
         clauses = [(c if ws[0].concept or ws[0].inside else any_of([c, in_other]), ws) for c, ws in clauses]
     return any_of([c for c, _ in clauses], len(clauses))
 
@@ -74,11 +74,16 @@ def _concept_words(words: list[Word], text: Text, config: WebSearchConfig, fuzzy
     or the concept once; the labels' constants added beside, as a word's are."""
     lifts = [_lifts(w, text, config) for w in words]
     typed = [any_of([_typed(a, text, config, fuzzy) for a in (w, *w.alternatives)]) for w in words]
-    inside = all_of([any_of([t, *({"constant_score": {"filter": lift["constant_score"]["filter"], "boost": 0}}
-                                  for lift in ls)]) for t, ls in zip(typed, lifts, strict=True)])
+    inside = all_of([any_of([t, *(_unscored(lift["constant_score"]["filter"]) for lift in ls)])
+                     for t, ls in zip(typed, lifts, strict=True)])
     concept = concept_query(words[0].concept, inside, config)  # type: ignore[arg-type]
     extra = [lift for ls in lifts for lift in ls]
     return bool_query(must=[concept], should=extra) if extra else concept
+
+
+def _unscored(condition: Query) -> Query:
+    """A condition that lets a paper in without adding to its score."""
+    return {"constant_score": {"filter": condition, "boost": 0}}
 
 
 def _lifts(word: Word, text: Text, config: WebSearchConfig) -> list[Query]:

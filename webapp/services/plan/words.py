@@ -107,10 +107,9 @@ class Words:
         concept may also be matched by the concept, each of the concept's words carrying an equal share of
         its weight (where every word must match, bodies/text_query.py makes a concept's words one clause with the
         concept once: DECISIONS.md D-224); concepts inside a longer Chinese term give that term a second way to
-        match. Papers
-        written in the other language need only match the concepts when other words were typed beside them
-        ("concrete cracks": Chinese papers about 混凝土); without other_language, only the words in their
-        own language (what the ladder counts and ranks first)."""
+        match. Papers written in the other language need only match the concepts when other words were typed
+        beside them ("concrete cracks": Chinese papers about 混凝土); without other_language, only the words in
+        their own language (what the ladder counts and ranks first)."""
         terms = self.parsed.terms
         if not terms:
             return None
