@@ -5,7 +5,6 @@ to speed."""
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import subprocess
 import time
@@ -16,6 +15,7 @@ from pathlib import Path
 import paused_admin
 import psutil
 from elasticsearch import Elasticsearch
+from indexer_support import admin_env
 from support import BIN, ROOT, Cluster
 
 from indexer import versions
@@ -27,9 +27,7 @@ BLOCK = "index.blocks.read_only_allow_delete"
 def admin(local: Cluster, alias: str, tmp: Path, *args: object, paused: bool = False) -> subprocess.Popen:
     """`papersearch-admin ARGS…` as the indexer against `alias` (output captured); `paused`: it stops itself
     right after its first chunk is written (tests/integration/paused_admin.py)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ES_", "PAPERSEARCH_"))} | {
-        "ES_URL": local.url, "ES_USERNAME": local.indexer[0], "ES_PASSWORD": local.indexer[1],
-        "PAPERSEARCH_ALIAS": alias, "PAPERSEARCH_LOCAL_DIR": str(tmp), "PYTHONUNBUFFERED": "1"}
+    env = admin_env(local, alias, tmp)
     command = paused_admin.command(args) if paused else [str(BIN / "papersearch-admin"), *map(str, args)]
     return subprocess.Popen(command, env=env, cwd=ROOT, text=True,
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)

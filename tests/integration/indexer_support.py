@@ -30,7 +30,9 @@ CHROME = ("论文检索", "篇学术成果中精准定位")
 CLI_LOCAL_DIR: dict[str, Path] = {}
 
 
-def admin_env(cluster, alias: str, **extra: str) -> dict[str, str]:
+def admin_env(cluster, alias: str, local_dir: Path | None = None, **extra: str) -> dict[str, str]:
+    """papersearch-admin's environment as the indexer against `alias`, its .local in `local_dir` (default: this
+    module's CLI_LOCAL_DIR)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ES_", "PAPERSEARCH_"))}  # nothing from the caller's environment leaks in
     env.update(
@@ -38,9 +40,10 @@ def admin_env(cluster, alias: str, **extra: str) -> dict[str, str]:
         ES_USERNAME=cluster.indexer[0],
         ES_PASSWORD=cluster.indexer[1],
         PAPERSEARCH_ALIAS=alias,
-        PAPERSEARCH_LOCAL_DIR=str(CLI_LOCAL_DIR["path"]),
-        # The CLI's tests are about loading (locks, memory, rejects, versions) on up to 100,000 synthetic papers:
-        # without vectors, which would take the encoder most of an hour; test_search_by_meaning.py builds with them.
+        PAPERSEARCH_LOCAL_DIR=str(local_dir or CLI_LOCAL_DIR["path"]),
+        # The CLI's and the fault tests are about loading (locks, memory, rejects, versions, faults) on up to
+        # 100,000 synthetic papers: without vectors, which would take the encoder most of an hour (30,000 papers:
+        # 75 s of a fault test's 90); test_search_by_meaning.py builds with them.
         PAPERSEARCH_MEANING="0",
         PYTHONUNBUFFERED="1",
     )

@@ -41,7 +41,8 @@ pytestmark = pytest.mark.destructive
 PAPERS = 30_000  # papers per build: all of them load after the paused restart; the other faults stop the build
 # A free-space watermark no disk meets: the node is over the flood stage at once. The ClusterInfo refresh
 # behind the disk monitor runs at most every 10 s (its minimum), so the block lands within seconds.
-FLOOD = {"cluster.routing.allocation.disk.threshold_enabled": True, "cluster.info.update.interval": "10s",
+INTERVAL = "cluster.info.update.interval"
+FLOOD = {"cluster.routing.allocation.disk.threshold_enabled": True, INTERVAL: "10s",
          "cluster.routing.allocation.disk.watermark.low": "99999tb",
          "cluster.routing.allocation.disk.watermark.high": "99998tb",
          "cluster.routing.allocation.disk.watermark.flood_stage": "99997tb"}
@@ -60,15 +61,19 @@ def node(cluster) -> LocalNode:
 
 
 @pytest.fixture(scope="module")
-def local(node: LocalNode) -> Cluster:
+def local(node: LocalNode) -> Iterator[Cluster]:
     creds = credentials.load()
     local = Cluster(node.url(), (credentials.ELASTIC, creds[credentials.ELASTIC]),
                     (credentials.INDEXER, creds[credentials.INDEXER]), (credentials.WEB, creds[credentials.WEB]),
                     "local node")
     # A run killed inside the full-disk test leaves its watermarks in the cluster's persistent settings, and
-    # every later write on this node is refused: take them back before the first test.
-    local.client("admin").cluster.put_settings(persistent=dict.fromkeys(FLOOD))
-    return local
+    # every later write on this node is refused: take them back before the first test. The disks are looked at
+    # every 10 s (the least Elasticsearch takes) from here on: a new interval counts from the next look (up to
+    # 30 s away), so the full-disk test comes last, after the restarts, and waits 10 s, not 30, for each block.
+    admin = local.client("admin")
+    admin.cluster.put_settings(persistent=dict.fromkeys(FLOOD) | {INTERVAL: FLOOD[INTERVAL]})
+    yield local
+    admin.cluster.put_settings(persistent={INTERVAL: None})
 
 
 @pytest.fixture
@@ -83,40 +88,6 @@ def old_alias(local: Cluster) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def papers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return synthetic(tmp_path_factory.mktemp("faults") / "papers.jsonl", PAPERS, prefix="fault")
-
-
-def test_a_full_disk_during_a_reindex_fails_it_at_once_and_searches_go_on(local, old_alias, papers, tmp_path):
-    es = local.client("admin")
-    old = versions.live_index(es, old_alias)
-    try:
-        with paused_build(local, old_alias, tmp_path, papers) as (proc, build):
-            new = building(es, old_alias, old)
-            assert new, "the paused build's first chunk is not in a new version"
-            es.cluster.put_settings(persistent=FLOOD)
-            # Elasticsearch's own disk monitor makes the indices read-only, at its next look at the disks.
-            wait_for(lambda: blocked(es, new), 120, "the flood-stage block on the new version")
-            build.resume()
-            out, err = wait_out(proc, es, old_alias, old, AT_ONCE)
-            # The next request ends the build, naming the cause and the fix; the alias stays on the old version.
-            assert proc.returncode == 1, out + err
-            assert "flood-stage watermark" in err and "Free disk space" in err and "alias was not changed" in err, err
-            assert "Traceback" not in err
-            assert versions.live_index(es, old_alias) == old
-            assert not es.indices.exists(index=new), "the half-built version was kept"
-            # No paper was written off as failed: the block stopped the load, it was not retried chunk by chunk.
-            assert [p.read_text() for p in (tmp_path / "rejects").glob("*.jsonl")] == [""]
-            # Searches go on: reads are not blocked.
-            web = create_app(local.settings(old_alias), rate_limit="off").test_client()
-            answer = web.get("/api/search?q=learning")
-            assert answer.status_code == 200 and answer.get_json()["total"] > 0
-    finally:
-        es.cluster.put_settings(persistent=dict.fromkeys(FLOOD))
-        # Elasticsearch lifts the blocks itself at its next look at the disks (seconds).
-        wait_for(lambda: not blocked(es), 90, "the read-only blocks to be lifted")
-    again = run_admin(local, old_alias, tmp_path, "reindex", "--no-progress", SAMPLE)
-    assert again.returncode == 0, again.stdout + again.stderr
-    assert versions.live_index(es, old_alias) not in (old, None)
-    assert es.count(index=old_alias)["count"] == 40
 
 
 @dataclass
@@ -260,3 +231,37 @@ def test_a_build_paused_over_a_node_restart_reconnects_and_completes(node, local
     assert versions.live_index(es, old_alias) != old and es.count(index=old_alias)["count"] == PAPERS
     assert all(v.complete for v in versions.versions(es, old_alias))
     warm_up(local, old_alias)
+
+
+def test_a_full_disk_during_a_reindex_fails_it_at_once_and_searches_go_on(local, old_alias, papers, tmp_path):
+    es = local.client("admin")
+    old = versions.live_index(es, old_alias)
+    try:
+        with paused_build(local, old_alias, tmp_path, papers) as (proc, build):
+            new = building(es, old_alias, old)
+            assert new, "the paused build's first chunk is not in a new version"
+            es.cluster.put_settings(persistent=FLOOD)
+            # Elasticsearch's own disk monitor makes the indices read-only, at its next look at the disks.
+            wait_for(lambda: blocked(es, new), 120, "the flood-stage block on the new version")
+            build.resume()
+            out, err = wait_out(proc, es, old_alias, old, AT_ONCE)
+            # The next request ends the build, naming the cause and the fix; the alias stays on the old version.
+            assert proc.returncode == 1, out + err
+            assert "flood-stage watermark" in err and "Free disk space" in err and "alias was not changed" in err, err
+            assert "Traceback" not in err
+            assert versions.live_index(es, old_alias) == old
+            assert not es.indices.exists(index=new), "the half-built version was kept"
+            # No paper was written off as failed: the block stopped the load, it was not retried chunk by chunk.
+            assert [p.read_text() for p in (tmp_path / "rejects").glob("*.jsonl")] == [""]
+            # Searches go on: reads are not blocked.
+            web = create_app(local.settings(old_alias), rate_limit="off").test_client()
+            answer = web.get("/api/search?q=learning")
+            assert answer.status_code == 200 and answer.get_json()["total"] > 0
+    finally:
+        es.cluster.put_settings(persistent=dict.fromkeys(FLOOD.keys() - {INTERVAL}))  # the module's interval stays
+        # Elasticsearch lifts the blocks itself at its next look at the disks (seconds).
+        wait_for(lambda: not blocked(es), 90, "the read-only blocks to be lifted")
+    again = run_admin(local, old_alias, tmp_path, "reindex", "--no-progress", SAMPLE)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert versions.live_index(es, old_alias) not in (old, None)
+    assert es.count(index=old_alias)["count"] == 40
