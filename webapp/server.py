@@ -11,6 +11,9 @@
   (DECISIONS.md D-192);
 - a cap on the connections one client address holds open in this worker (`Limits.per_address`): past it a new
   connection is answered 429 at once and closed, so one address cannot take every slot (DECISIONS.md D-191);
+- on SIGTERM (a restart, a rolling update), kept-alive connections waiting for their next request are closed at
+  once, as a request in flight is after its answer: gunicorn waits for every open connection before the worker
+  exits, so each idle one held a restart for up to HEAD_TIMEOUT (10 s);
 - over-long request lines (414) and too many or too large header fields (431) answered with the API's JSON
   error instead of gunicorn's HTML page, as the OpenAPI document says. gunicorn refuses such a request before
   the app sees it, so the answer cannot depend on the path (DECISIONS.md D-026).
@@ -20,6 +23,8 @@ DECISIONS.md D-158 says why this replaced our gthread read-ahead worker.
 
 from __future__ import annotations
 
+import contextlib
+import socket
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -90,6 +95,17 @@ class TimedConnection:
     def served(self) -> None:
         self._request, self._started = None, None
 
+    def close_if_idle(self) -> None:
+        """Ends the connection when no request is under way on it (none served, none's first byte come): its
+        greenlet's wait for the next head reads the end and returns. A client's request crossing this is the
+        kept-alive race every HTTP client meets when a server closes an idle connection; it sends it again."""
+        if self._started is None and self._request is None:
+            # Through a duplicate of the descriptor: gevent's own shutdown() makes the waiting receive raise
+            # (logged as a socket error), where the shutdown alone lets it read the end of the stream.
+            with contextlib.suppress(OSError), socket.fromfd(self._sock.fileno(), self._sock.family,
+                                                             self._sock.type) as duplicate:
+                duplicate.shutdown(socket.SHUT_RDWR)
+
     def recv(self, size: int) -> bytes:
         if self._started is None:
             data = self._sock.recv(size)
@@ -144,6 +160,7 @@ class SiteWorker(GeventWorker):
         # per_address in every worker. Greenlets of one thread: no lock needed.
         self.open_by_address: Counter[str] = Counter()
         self.capped: set[str] = set()
+        self.connections: set[TimedConnection] = set()  # open ones, for closing the idle ones on SIGTERM
 
     def handle(self, listener, client, addr) -> None:  # type: ignore[no-untyped-def]
         address = addr[0] if isinstance(addr, tuple) and addr else ""  # "" for a unix socket: not capped
@@ -152,16 +169,29 @@ class SiteWorker(GeventWorker):
             self.refuse(client, address)
             return
         self.open_by_address[address] += 1
+        connection = TimedConnection(client, self.limits.request_timeout)
+        self.connections.add(connection)
         try:
             # GeventWorker.handle makes the socket blocking without a deadline; this one gets IO_TIMEOUT instead.
             client.settimeout(IO_TIMEOUT)
-            AsyncWorker.handle(self, listener, TimedConnection(client, self.limits.request_timeout), addr)
+            AsyncWorker.handle(self, listener, connection, addr)
         finally:
+            self.connections.discard(connection)
             self.open_by_address[address] -= 1
             if self.open_by_address[address] <= 0:
                 del self.open_by_address[address]
             if self.open_by_address[address] < cap:
                 self.capped.discard(address)
+
+    def handle_exit(self, sig, frame) -> None:  # type: ignore[no-untyped-def]
+        super().handle_exit(sig, frame)
+        gevent.spawn(self.close_idle)  # out of the signal handler, as gunicorn's own handle_quit does
+
+    def close_idle(self) -> None:
+        """The connections no request is under way on, closed (a request in flight closes its connection after
+        its answer: gunicorn's worker says `Connection: close` once it is stopping)."""
+        for connection in list(self.connections):
+            connection.close_if_idle()
 
     def refuse(self, client, address: str) -> None:  # type: ignore[no-untyped-def]
         """429 at once, without reading anything, and close: the slot is free again within milliseconds."""

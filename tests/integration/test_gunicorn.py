@@ -3,9 +3,11 @@ under concurrent load, then a graceful stop."""
 
 from __future__ import annotations
 
+import http.client
 import os
 import pwd
 import signal
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +18,7 @@ import requests
 from support import gunicorn, gunicorn_server
 
 from provisioning import webuser
+from webapp.server import HEAD_TIMEOUT
 
 CLIENTS, REQUESTS_EACH = 8, 25
 PATHS = [
@@ -66,6 +69,25 @@ def test_gunicorn_serves_concurrent_clients_without_errors(server):
     text = log.read_text()
     assert '"GET /api/search?q=diffusion HTTP/1.1" 200' in text  # access log on stdout
     assert "Traceback" not in text
+
+
+def test_a_stopping_worker_closes_kept_alive_connections_at_once(server):
+    """SIGTERM (a restart, a rolling update): a connection kept alive after its answer is closed by the worker at
+    once, not held until its HEAD_TIMEOUT passes, so the server is gone in about a second."""
+    proc, base, _ = server
+    host, port = base.removeprefix("http://").split(":")
+    kept = http.client.HTTPConnection(host, int(port), timeout=10)
+    kept.request("GET", "/healthz")
+    answer = kept.getresponse()
+    assert answer.status == 200 and answer.getheader("Connection") != "close"
+    answer.read()  # the connection now waits for its next request
+    stopping = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    kept.sock.settimeout(HEAD_TIMEOUT / 2)
+    assert kept.sock.recv(1) == b"", "the worker wrote to a connection it should have closed"  # a timeout fails too
+    assert proc.wait(HEAD_TIMEOUT / 2) == 0
+    assert time.monotonic() - stopping < HEAD_TIMEOUT / 2
+    kept.close()
 
 
 def test_over_long_urls_get_our_json_error(server):
