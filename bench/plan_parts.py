@@ -3,7 +3,8 @@ without one part of the plan (webapp/services/plan/ladder.py), so the difference
 
 Parts, as they show in the request bodies the service sends:
   highlight      the highlight section (the lean highlight query on the highlighted fields)
-  facets         the aggregations (every facet of config/index.json)
+  facets         the facets request's aggregations (every facet of config/index.json, sampled or not); not the
+                 author look-up's nor the typo count's, which aggregate too
   chart          the papers-per-year histogram inside the year facet's aggregation (issue 34)
   exact total    track_total_hits true → counted up to 10,000 (what a capped "10,000+" would save)
   closeness      the rescore of the first results (closeness of the words)
@@ -21,7 +22,10 @@ from collections.abc import Callable
 from typing import Any
 
 from bench.search_mix import Request, service_requests, strip_fuzzy
+from webapp.services.bodies.render import SAMPLE_AGG
+from webapp.services.facets.kind import KNOWN
 from webapp.services.facets.numbers import HISTOGRAM
+from webapp.services.search_settings import search_config
 
 Body = dict[str, Any]
 
@@ -42,6 +46,16 @@ def _without(key: str) -> Callable[[Body], Body]:
         body.pop(key, None)
         return body
     return change
+
+
+def _is_facets(body: Body) -> bool:
+    """A body with the facets' aggregations (by the facets' names, the sample holding them, the known values)."""
+    names = {SAMPLE_AGG, KNOWN, *(f.name for f in search_config().faceted)}
+    return bool(names & set(body.get("aggs", {})))
+
+
+def _no_facets(body: Body) -> Body:
+    return _without("aggs")(body) if _is_facets(body) else body
 
 
 def _capped(body: Body) -> Body:
@@ -108,7 +122,7 @@ def _is_tag(c: Any) -> bool:
 
 PARTS: dict[str, tuple[Callable[[Body], bool], Callable[[Body], Body]]] = {
     "highlight": (lambda b: "highlight" in b, _without("highlight")),
-    "facets": (lambda b: bool(b.get("aggs")), _without("aggs")),
+    "facets": (_is_facets, _no_facets),
     "chart": (_has_chart, _no_chart),
     "exact total": (lambda b: b.get("track_total_hits") is True, _capped),
     "closeness": (lambda b: "rescore" in b, _without("rescore")),
