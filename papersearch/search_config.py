@@ -230,6 +230,14 @@ class LargeIndex(Section):
     seed: int
 
 
+class ResultCache(Section):
+    within: Annotated[int, Field(ge=0)]
+
+    def covers(self, offset: int, size: int) -> bool:
+        """Whether a page of hits from `offset` asks for the shard request cache (DECISIONS.md D-228)."""
+        return offset + size <= self.within
+
+
 class QueryCost(Section):
     max_clauses: int
     clauses_per_unit: int
@@ -273,6 +281,7 @@ class SearchConfig(Section):
     max_result_window: int
     profiles: Profiles
     large_index: LargeIndex
+    result_cache: ResultCache
     max_query_length: int
     max_searched_length: int
     query_cost: QueryCost

@@ -97,7 +97,8 @@ class _Indices:
 
 class RecordingClient:
     """Answers search, msearch, count and the mapping look-up; `sent` holds every search body in order, each as
-    {"api": "search" | "msearch", "body": …} with keyword arguments folded into the body."""
+    {"api": "search" | "msearch", "body": …} with keyword arguments (an _msearch item's header) folded into the
+    body."""
 
     def __init__(self, world: World) -> None:
         self.world = world
@@ -117,5 +118,5 @@ class RecordingClient:
 
     def msearch(self, index: str, searches: list[Body]) -> _Response:
         bodies = searches[1::2]  # header, body, header, body …
-        self.sent.append({"api": "msearch", "bodies": bodies})
+        self.sent.append({"api": "msearch", "bodies": [{**b, **h} for h, b in zip(searches[::2], bodies, strict=True)]})
         return _Response({"responses": [self.world.answer(b) for b in bodies]})

@@ -159,3 +159,11 @@ def test_a_surnames_people_and_first_name_groups_cover_every_paper():
     assert [(g.name, g.papers) for g in groups] == [("geoffrey", 3), ("george", 1), ("g", 1)]
     assert groups[0].coauthors == ["Ann Lee"] and groups[1].areas == ["Chemistry"]
     assert first_name_groups([("bernhard scholkopf", 27), ("bernhard schoelkopf", 4), ("b scholkopf", 1)], []) == []
+
+
+def test_an_author_pages_first_papers_and_every_profile_request_ask_for_the_request_cache():
+    within = CONFIG.result_cache.within
+    first, deep = SearchParams(size=10), SearchParams(size=10, page=within // 10 + 1)
+    assert pq.worth_caching(pq.AuthorPapers(("ada lovelace",), first), CONFIG)
+    assert not pq.worth_caching(pq.AuthorPapers(("ada lovelace",), deep), CONFIG)
+    assert pq.worth_caching(pq.AuthorProfile(("ada lovelace",)), CONFIG)

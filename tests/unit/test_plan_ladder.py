@@ -155,6 +155,14 @@ def test_only_requests_without_words_are_cached():
     assert not planned('author:"Søren Hauberg"').cacheable
 
 
+def test_first_pages_ask_for_the_request_cache_deeper_ones_only_without_words():
+    within = CONFIG.result_cache.within
+    assert planned("graph", size=10).worth_caching(CONFIG)
+    assert planned("graph", size=10, page=within // 10).worth_caching(CONFIG)  # ends at `within`
+    assert not planned("graph", size=10, page=within // 10 + 1).worth_caching(CONFIG)
+    assert planned("", size=10, page=within // 10 + 1).worth_caching(CONFIG)  # the browse page, at any depth
+
+
 def test_the_did_you_mean_check_counts_without_scoring_clauses():
     check = render.body(searched("graph networks").check(parse_query("graph networks")), CONFIG)
     assert check["size"] == 0 and check["track_total_hits"] == 1

@@ -99,9 +99,7 @@ class SearchService:
         try:
             while True:  # the plan's rounds: render and send each, read its answers back
                 kind = "msearch" if len(step.requests) > 1 and step.name == "relaxed" else KINDS[step.name]
-                lone = step.requests[0] if len(step.requests) == 1 else None
-                answers = self.access.send(step.requests, kind, _body, trace, pr.may_fail,
-                                           cache=isinstance(lone, pr.Page) and lone.cacheable)
+                answers = self.access.send(step.requests, kind, _body, trace, pr.may_fail, self._worth_caching)
                 step = ladder.send([self._read(r, a) for r, a in zip(step.requests, answers, strict=True)])
         except StopIteration as done:
             outcome: plan.Outcome = done.value
@@ -168,6 +166,9 @@ class SearchService:
         found = xp.expansions(terms, self.matcher, xl.max_forms, xl.max_concepts, xl.max_term_length)
         groups = parsed.term_groups  # a word typed with OR is searched as typed: no concept spans an alternative
         return [e for e in found if not any(groups[k] for k in range(e.first, e.last + 1))]
+
+    def _worth_caching(self, request: pr.Request) -> bool:
+        return isinstance(request, pr.Page) and request.worth_caching(self.config)
 
     def _read(self, request: pr.Request, answer: Any) -> pr.Reading:
         """A request's answer read into what the plan decides on (None: it failed, and may)."""

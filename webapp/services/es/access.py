@@ -31,7 +31,15 @@ MayFail = Callable[[Any, bool], bool]
 Trace = Callable[[Any, Any, Any], None]
 
 
+# Whether a request asks for the shard request cache (size-0 bodies have it by Elasticsearch's default).
+Cached = Callable[[Any], bool]
+
+
 def _never(request: Any, refused: bool) -> bool:
+    return False
+
+
+def _uncached(request: Any) -> bool:
     return False
 
 
@@ -58,20 +66,21 @@ class EsAccess:
         return self.client.options(request_timeout=left)
 
     def send(self, requests: Sequence[Any], kind: str, render: Render, trace: Trace | None = None,
-             may_fail: MayFail = _never, cache: bool = False) -> list[Answer | list[Answer] | None]:
+             may_fail: MayFail = _never, cached: Cached = _uncached) -> list[Answer | list[Answer] | None]:
         """One round's answers, one per request (a request of several bodies: one per body); None for a request
-        that failed and may_fail. `kind` labels the round's time in /metrics; cache: a lone body is worth the
-        shard request cache (DECISIONS.md D-102)."""
+        that failed and may_fail. `kind` labels the round's time in /metrics; `cached`: which requests ask for the
+        shard request cache (DECISIONS.md D-102, D-228)."""
         rendered = [(r, render(r, self.config)) for r in requests]
-        flat = [b for _, body in rendered for b in (body if isinstance(body, list) else [body])]
+        flat = [(cached(r), b) for r, body in rendered for b in (body if isinstance(body, list) else [body])]
         try:
             with es_errors(self.alias, kind):
                 es = self.es()
                 if len(flat) == 1:
-                    answers = [es.search(index=self.alias, body=flat[0], request_cache=True if cache else None).body]
+                    cache, one = flat[0]
+                    answers = [es.search(index=self.alias, body=one, request_cache=True if cache else None).body]
                 else:
-                    answers = es.msearch(index=self.alias, searches=[x for b in flat for x in ({}, b)]
-                                         ).body["responses"]
+                    items = [x for cache, b in flat for x in ({"request_cache": True} if cache else {}, b)]
+                    answers = es.msearch(index=self.alias, searches=items).body["responses"]
         except (SearchUnavailable, BadQuery) as exc:
             if not all(may_fail(r, isinstance(exc, BadQuery)) for r in requests):
                 raise

@@ -71,6 +71,14 @@ class TopicsWithPapers:
 Request = AuthorPapers | AuthorProfile | TopicPapers | TopicFacets | TopicsWithPapers
 
 
+def worth_caching(request: Request, config: WebSearchConfig) -> bool:
+    """Whether a page's request asks for the shard request cache: all but an author's papers beyond
+    result_cache.within (DECISIONS.md D-228)."""
+    if isinstance(request, AuthorPapers):
+        return config.result_cache.covers(request.params.offset, request.params.size)
+    return True
+
+
 def body(request: Request, config: WebSearchConfig) -> Query:
     match request:
         case AuthorPapers():

@@ -44,7 +44,8 @@ class ProfileService:
     def _send(self, requests: list[pq.Request], kind: str) -> list[Answer]:
         """One round, through the search's sender (its time budget and error mapping): a failed item fails the
         page."""
-        return self.access.send(requests, kind, pq.body)  # type: ignore[return-value]  # never None: none may fail
+        return self.access.send(requests, kind, pq.body,  # type: ignore[return-value]  # never None: none may fail
+                                cached=lambda r: pq.worth_caching(r, self.config))
 
     # --- authors -------------------------------------------------------------------------------------
 

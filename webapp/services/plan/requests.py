@@ -46,6 +46,11 @@ class Page:
         Elasticsearch's shard request cache (DECISIONS.md D-102)."""
         return not (self.text or self.phrases or self.fields or self.excluded)
 
+    def worth_caching(self, config: WebSearchConfig) -> bool:
+        """Whether the page asks for the shard request cache: a page without words at any depth, any other
+        whose hits end within result_cache.within (a deeper page's entry holds every hit before it; D-228)."""
+        return self.cacheable or config.result_cache.covers(self.params.offset, self.params.size)
+
 
 @dataclass(frozen=True)
 class Count:
