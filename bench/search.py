@@ -18,7 +18,13 @@ Not included in (b): the service's "did you mean" count, which it sends only whe
 found nowhere in the index and a correction exists; the mix's queries find papers (checked and
 reported per query).
 
-Modules: bench/search_mix.py (the queries and the bodies the service sends for them),
+The mix is 24 searches repeated, so after the warm-up every results page within search.result_cache.within comes
+from the node's request cache (DECISIONS.md D-228): the figures of searches people repeat. --no-result-cache runs
+the webapp and the direct bodies with a copy of config/ whose result_cache.within is 0, so no page asks for the cache:
+the figures of searches nobody made since the last refresh (size-0 requests, the facets and the author look-up, are
+still cached by Elasticsearch's default).
+
+Modules: bench/search_mix.py (the queries, the bodies the service sends for them, the config without the result cache),
 bench/search_load.py (gunicorn, client threads, the two targets), this file (levels, report, CLI).
 """
 
@@ -27,13 +33,16 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import os
 import sys
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from bench import common
 from bench.common import log
 from bench.search_load import Api, CpuMeter, Direct, Gunicorn, Phase, run_phase
-from bench.search_mix import QUERY_MIX, cheap_mix, check_mix, highlight_cost
+from bench.search_mix import QUERY_MIX, cheap_mix, check_mix, highlight_cost, without_result_cache
 
 
 def run_levels(api: Api, direct: Direct, clients: list[int], seconds: float, requests_per_client: int,
@@ -90,11 +99,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", default="1,8,32")
     parser.add_argument("--seconds", type=float, default=20.0, help="max seconds per target and level")
     parser.add_argument("--workers", type=int, help="gunicorn workers (default: the config's)")
+    parser.add_argument("--no-result-cache", action="store_true",
+                        help="no results page asks for the request cache (result_cache.within 0)")
     args = parser.parse_args(argv)
     clients = [int(c) for c in args.clients.split(",")]
-    result = bench_search(args.alias, clients, args.seconds, workers=args.workers)
+    with tempfile.TemporaryDirectory(prefix="papersbench-config-") as folder:
+        if args.no_result_cache:  # before the first config read, here and in the gunicorn started below
+            os.chmod(folder, 0o755)  # gunicorn started as root reads it as the web user (D-213)
+            os.environ["PAPERSEARCH_CONFIG_DIR"] = str(without_result_cache(Path(folder) / "config"))
+        result = bench_search(args.alias, clients, args.seconds, workers=args.workers)
+    result = {"command": " ".join(["python -m bench.search", *(argv or sys.argv[1:])]),
+              "result_cache": not args.no_result_cache, **result}
     print(json.dumps(result, indent=2, ensure_ascii=False))
     return 0
+
 
 
 if __name__ == "__main__":

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import json
+import shutil
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -198,3 +200,15 @@ def cheap_mix() -> list[tuple[str, dict[str, Any]]]:
         return False
 
     return [(n, p) for n, p in QUERY_MIX if not fuzzy_multi_match(search_body(p)["query"])]
+
+
+def without_result_cache(copy: Path) -> Path:
+    """A copy of the config folder in which no results page with words asks for the request cache (result_cache
+    within 0, DECISIONS.md D-228): the webapp reading it sends what a search nobody made before costs."""
+    from papersearch.paths import config_dir
+
+    shutil.copytree(config_dir(), copy)
+    index = json.loads((copy / "index.json").read_text(encoding="utf-8"))
+    index["search"]["result_cache"]["within"] = 0
+    (copy / "index.json").write_text(json.dumps(index, ensure_ascii=False), encoding="utf-8")
+    return copy
