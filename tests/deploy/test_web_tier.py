@@ -144,14 +144,17 @@ def test_a_replica_added_by_scale_is_found_by_the_proxy(stack: Stack) -> None:
 
 def test_a_replica_killed_under_searches_loses_none(stack: Stack) -> None:
     victim = replica_names(stack)[-1]
-    with searching(stack) as loop:
-        time.sleep(3)
-        run(["docker", "kill", victim])
-        time.sleep(10)
-    assert not loop.failed, loop.failed[:5]
-    assert loop.ok >= 60, loop.ok
-    stack("up", "-d", "--no-deps", "webapp")
-    wait_replicas(stack)
+    try:
+        with searching(stack) as loop:
+            time.sleep(3)
+            run(["docker", "kill", victim])
+            time.sleep(10)
+        assert not loop.failed, loop.failed[:5]
+        assert loop.ok >= 60, loop.ok
+    finally:
+        # Brought back even when the assertion fails, so the tests after it meet the whole stack.
+        stack("up", "-d", "--no-deps", "webapp")
+        wait_replicas(stack)
 
 
 def test_a_rolling_restart_loses_no_search(stack: Stack) -> None:
