@@ -10,6 +10,7 @@ import pytest
 from support import SAMPLE, loaded_alias, write_jsonl
 
 from webapp.domain import SearchParams
+from webapp.services.bodies import clauses
 from webapp.services.search import SearchService
 
 # LoRA is a glossary concept (low-rank adaptation): the papers that use it write both, as on the real site.
@@ -78,6 +79,23 @@ def test_a_methods_name_finds_the_paper_that_introduced_it_first(service, q) -> 
 def test_a_name_introduced_in_the_abstract_counts_too(service) -> None:
     found = ids(service, "SimCLR")
     assert found[:2] == ["n-simclr", "n-simclr-fed"], found
+
+
+def test_the_lift_adds_its_boost_to_the_introducing_paper_and_nothing_to_the_others(service) -> None:
+    """The lift is a `terms` query (D-229): it must score exactly the boost, as the constant_score it replaced,
+    whatever the name's rarity, so the words' order among the other papers stays theirs."""
+    words = {"multi_match": {"query": "LoRA", "fields": ["title", "abstract"]}}
+    lift = clauses.introduced_lift("LoRA", service.config)
+
+    def scores(query: dict) -> dict[str, float]:
+        hits = service.client.search(index=service.alias, query=query, size=50)["hits"]["hits"]
+        return {h["_id"]: h["_score"] for h in hits}
+
+    plain, lifted = scores(words), scores({"bool": {"must": [words], "should": [lift]}})
+    assert plain.keys() == lifted.keys() and "n-lora" in plain
+    added = {i: round(lifted[i] - plain[i], 3) for i in plain}
+    assert added.pop("n-lora") == service.config.typed_names.introduced_boost
+    assert set(added.values()) == {0}, added
 
 
 def test_words_beside_the_name_are_not_the_name(service) -> None:

@@ -45,10 +45,9 @@ def test_what_looks_like_a_name(word, like) -> None:
     assert name_like(word) is like
 
 
-def test_the_introduced_lift_is_one_term_query_at_the_configured_boost() -> None:
+def test_the_introduced_lift_is_one_terms_query_at_the_configured_boost() -> None:
     lift = cl.introduced_lift("LoRA ", CONFIG)
-    assert lift == {"constant_score": {"filter": {"term": {"introduces": "LoRA"}},
-                                       "boost": CONFIG.typed_names.introduced_boost}}
+    assert lift == {"terms": {"introduces": ["LoRA"], "boost": CONFIG.typed_names.introduced_boost}}
 
 
 def test_a_surname_lift_only_for_a_word_typed_as_a_name() -> None:

@@ -151,10 +151,12 @@ def fuzzy_clause(term: str, typos: Typos, config: WebSearchConfig) -> Query:
 
 def introduced_lift(typed: str, config: WebSearchConfig) -> Query:
     """The paper that introduced the name typed ("LoRA": its title starts "LoRA:", or its abstract says "we
-    propose LoRA"; papersearch/introduces.py), lifted by a constant beside its words' score: one term query on a
-    keyword field the normalizer lowercases (DECISIONS.md D-210). An index built before the field matches none."""
-    boost = config.typed_names.introduced_boost
-    return {"constant_score": {"filter": {"term": {introduces.FIELD: " ".join(typed.split())}}, "boost": boost}}
+    propose LoRA"; papersearch/introduces.py), lifted by a constant beside its words' score: one `terms` query on
+    a keyword field the normalizer lowercases (DECISIONS.md D-210). An index built before the field matches none.
+    `terms`, not a term under `constant_score`: both score the boost, but the constant_score clause keeps a
+    scorer where no paper introduces the name, and beside it Elasticsearch scores every paper the words match
+    instead of skipping those that cannot reach the page (a quoted phrase at 1M: 124 ms against 21; D-229)."""
+    return {"terms": {introduces.FIELD: [" ".join(typed.split())], "boost": config.typed_names.introduced_boost}}
 
 
 def surname_lift(word: str, config: WebSearchConfig) -> Query | None:
