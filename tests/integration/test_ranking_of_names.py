@@ -98,6 +98,21 @@ def test_the_lift_adds_its_boost_to_the_introducing_paper_and_nothing_to_the_oth
     assert set(added.values()) == {0}, added
 
 
+def test_a_name_no_paper_introduced_leaves_the_words_free_to_skip_papers(service) -> None:
+    """D-229: beside the lift of a name no paper introduced, the words' query is still told the page's minimum
+    competitive score, so the node can skip papers that cannot reach the page (as a constant_score clause, it
+    never was: at 1M every match was scored). Read from the node's own profile of the search."""
+    words = {"match": {"abstract": "learning"}}
+    lift = clauses.introduced_lift("no paper introduces this", service.config)
+    profile = service.client.search(index=service.alias, query={"bool": {"must": [words], "should": [lift]}},
+                                    size=1, track_total_hits=False, profile=True)["profile"]
+
+    # The whole query's node is told either way; what matters is whether the words' own node below it is.
+    top = [q for shard in profile["shards"] for s in shard["searches"] for q in s["query"]]
+    below = [c for q in top for c in q.get("children", []) if "abstract:" in c["description"]]
+    assert below and sum(c["breakdown"].get("set_min_competitive_score_count", 0) for c in below) > 0, top
+
+
 def test_words_beside_the_name_are_not_the_name(service) -> None:
     """"LoRA speech" is not a name any paper introduced: the words decide, as before."""
     assert ids(service, "LoRA speech")[0] == "n-lora-speech"
