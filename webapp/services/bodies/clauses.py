@@ -155,7 +155,7 @@ def introduced_lift(typed: str, config: WebSearchConfig) -> Query:
     a keyword field the normalizer lowercases (DECISIONS.md D-210). An index built before the field matches none.
     `terms`, not a term under `constant_score`: both score the boost, but the constant_score clause keeps a
     scorer where no paper introduces the name, and beside it Elasticsearch scores every paper the words match
-    instead of skipping those that cannot reach the page (a quoted phrase at 1M: 124 ms against 21; D-229)."""
+    instead of skipping those that cannot reach the page (DECISIONS.md D-229)."""
     return {"terms": {introduces.FIELD: [" ".join(typed.split())], "boost": config.typed_names.introduced_boost}}
 
 
