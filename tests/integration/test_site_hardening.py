@@ -81,11 +81,11 @@ def test_no_cookie_on_what_a_shared_cache_may_keep(client):
     public = [f"/paper/{paper}", f"/api/papers/{paper}", "/feed?q=learning", "/api/export?limit=2",
               "/author/Ada%20Lovelace", "/topic/deep-learning", "/api/suggest?q=lea", "/robots.txt",
               "/api/opensearch/suggest?q=lea", f"/api/papers/{paper}/citation", "/opensearch.xml", "/sitemap.xml"]
-    for path in public:
+    for path in public:  # each answer read whole (buffered): a streamed export must not outlive its request
         client.delete_cookie("lang")
-        plain = client.get(path)
+        plain = client.get(path, buffered=True)
         assert plain.status_code == 200 and shared(plain.headers["Cache-Control"]), path  # public without ?lang=
-        answer = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
+        answer = client.get(path + ("&" if "?" in path else "?") + "lang=zh", buffered=True)
         assert answer.status_code == 200, path
         stored = shared(answer.headers.get("Cache-Control", ""))
         assert not (stored and answer.headers.getlist("Set-Cookie")), (path, answer.headers)
@@ -94,7 +94,7 @@ def test_no_cookie_on_what_a_shared_cache_may_keep(client):
         else:  # an API answer, a feed, a file: in the language asked for, still shared, no cookie
             assert stored and "Set-Cookie" not in answer.headers, path
         # With the cookie already set the page is the same for everyone who sends it: shared again, keyed on it.
-        again = client.get(path + ("&" if "?" in path else "?") + "lang=zh")
+        again = client.get(path + ("&" if "?" in path else "?") + "lang=zh", buffered=True)
         assert "Set-Cookie" not in again.headers and shared(again.headers["Cache-Control"]), path
         assert "Cookie" in again.headers["Vary"], path
     client.delete_cookie("lang")
@@ -109,7 +109,7 @@ def test_every_route_says_how_it_may_be_cached(app, client):
                 "/opensearch.xml": caching.CRAWLERS, "/feed": caching.FEED, "/api/export?limit=2": caching.SHORT,
                 "/healthz": "no-store", "/metrics": "no-store", "/no/such/page": "no-store", "/?page=0": "no-store",
                 "/static/style.css": "public, max-age=3600"}
-    got = {path: client.get(path).headers.get("Cache-Control") for path in expected}
+    got = {path: client.get(path, buffered=True).headers.get("Cache-Control") for path in expected}
     assert got == expected
     vary = client.get("/").headers["Vary"]
     assert "Accept-Language" in vary and "Cookie" in vary and "Host" not in vary  # URLs no longer follow Host
