@@ -88,6 +88,8 @@ def test_documents_have_the_expected_fields_and_nothing_private(cluster, base, a
     assert mapping == querylog_schema.INDEX_BODY["mappings"]  # created with the shared mapping, not guessed
 
 
+# The tasks API is a technical preview; it is called here only to be refused to the web user.
+@pytest.mark.filterwarnings("ignore::elasticsearch.exceptions.GeneralAvailabilityWarning")
 def test_web_role_appends_to_the_query_log_and_nothing_else(cluster, base, alias, admin):
     web = cluster.client("web")
     index = f"{base}-2026.01.01"
