@@ -48,6 +48,12 @@ class SearchParams(BaseModel):
         """The values of one terms facet's URL parameter."""
         return self.filters.get(param, [])
 
+    @property
+    def without_page(self) -> str:
+        """The search whatever page of it is shown: the key its requests choose their shard copies by
+        (es/access.py), so every page of it is ranked by the same copies."""
+        return self.model_dump_json(exclude={"page", "size"})
+
     # --- paging: the one place that turns page and size into a window of results ---------------------
 
     @property

@@ -5,13 +5,14 @@ The tests run in order on one cluster, each leaving it as the next one needs it:
 1. kill -9 the elected master, which also holds a copy of the live index (moved there if needed), while a search
    loop runs through gunicorn: no failed search, the same result set for each query throughout;
 2. a full reindex while that node is down, then it restarts: green again, every copy holds the same count;
-3. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex` (held after
+3. every request of one search, whichever page, is read from the same copy of the index; searches spread;
+4. kill -9 the node holding the new version's primary in the middle of `papersearch-admin reindex` (held after
    its first chunk until the kill, tests/integration/paused_admin.py): the build completes with every paper or
    fails cleanly, the alias never points at an incomplete index, and the build lock is released (or taken
    over by the next build);
-4. status names every node and the elected master, logs --node K shows node K's log, heap and certificate
+5. status names every node and the elected master, logs --node K shows node K's log, heap and certificate
    files are as promised;
-5. stop and reset leave no Elasticsearch process of the cluster behind.
+6. stop and reset leave no Elasticsearch process of the cluster behind.
 
 Marked `destructive`: run after every other test (tests/conftest.py).
 """
@@ -42,6 +43,8 @@ from papersearch.paths import local_dir
 from provisioning.localnode.config import NodeConfig
 from provisioning.localnode.node import LocalNode
 from provisioning.localnode.process import MARKER_PROPERTY, NodeProcess
+from webapp.domain import SearchParams
+from webapp.services.search import SearchService
 
 pytestmark = [pytest.mark.failover, pytest.mark.destructive]
 
@@ -281,6 +284,38 @@ def test_reindex_with_a_node_down_then_it_rejoins(failover: Failover) -> None:
     print(f"\nreindex with node {down} down: cluster was {health['status']}; now green, copies {copies}")
     assert sorted(r["prirep"] for r in copies.values()) == ["p", "r"]
     assert all(r["state"] == "STARTED" and int(r["docs"]) == papers for r in copies.values()), copies
+
+
+def queries_by_copy(failover: Failover, index: str) -> dict[str, int]:
+    """node name -> query phases its copy of the (single-shard) index has run."""
+    shards = failover.admin.indices.stats(index=index, level="shards", metric="search")["indices"][index]["shards"]
+    nodes = {row["id"]: row["name"] for row in failover.admin.cat.nodes(format="json", h="id,name", full_id=True)}
+    return {nodes[c["routing"]["node"]]: c["search"]["query_total"] for c in shards["0"]}
+
+
+def test_every_page_of_a_search_is_ranked_by_the_same_copy(failover: Failover) -> None:
+    """A primary and its replica may score the same paper differently (each merges and drops deleted papers on
+    its own): a search paged across both could show a paper twice, or never. Every request of one search goes
+    to one copy (DECISIONS.md D-231); different searches still spread over both."""
+    failover.wait_health("green", 3)
+    live = versions.live_index(failover.admin, ALIAS)
+    web = Elasticsearch(failover.urls, basic_auth=(credentials.WEB, credentials.load()[credentials.WEB]),
+                        request_timeout=30)
+    service = SearchService(web, ALIAS)
+    service.search(SearchParams(q="warm"))  # the live index's size and profile, looked up once a minute
+
+    def copies_used(params: SearchParams) -> set[str]:
+        before = queries_by_copy(failover, live)
+        for page in (1, 2, 3, 1, 2, 3):
+            service.search(params.model_copy(update={"page": page}))
+        after = queries_by_copy(failover, live)
+        return {node for node, total in after.items() if total > before[node]}
+
+    searches = [SearchParams(q=q, size=5) for q in ("language models", "大语言模型", "diffusion", "learning",
+                                                    "graph neural networks", "reasoning", "retrieval", "vision")]
+    used = [copies_used(params) for params in searches]
+    assert all(len(nodes) == 1 for nodes in used), used
+    assert len(set().union(*used)) == 2, used  # not every search on one copy
 
 
 def test_kill_a_node_in_the_middle_of_a_reindex(failover: Failover, tmp_path: Path) -> None:

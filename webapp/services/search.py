@@ -92,7 +92,7 @@ class SearchService:
         """`prepared`: the query as the request's price parsed it (else it is parsed here)."""
         prepared = self._prepared(params, prepared)
         vector = self.meaning.vector(params, prepared.parsed)
-        self.access.start_budget()
+        self.access.start_budget(same_copies=params.without_page)
         s = self.plan(params, prepared)
         ladder = s.rounds(lambda parsed: tuple(self._expansions(parsed, params)))
         step = next(ladder)

@@ -5,6 +5,7 @@ failures to the two errors the controllers know (errors.py), and shows each requ
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 
 MIN_REQUEST_TIME = 0.05  # seconds: with less of the budget left, a request is not worth sending
 _deadline: ContextVar[float | None] = ContextVar("search_deadline", default=None)
+_preference: ContextVar[str | None] = ContextVar("search_preference", default=None)
 Answer = dict[str, Any]
 # A request's body (a plan's Spelling is several bodies, sent as items of the round's _msearch).
 Render = Callable[[Any, WebSearchConfig], Any]
@@ -50,9 +52,12 @@ class EsAccess:
         # a slow or frozen cluster costs a visitor one budget, not one per round trip (DECISIONS.md D-103).
         self.budget = budget
 
-    def start_budget(self) -> None:
-        """Start one search's (or one page's) time budget: the requests after it share what is left."""
+    def start_budget(self, same_copies: str | None = None) -> None:
+        """Start one search's (or one page's) time budget: the requests after it share what is left.
+        `same_copies`: a key naming what is shown whatever its page; the requests after it are sent with it as
+        their `preference`, so each page of one search reads the same copy of each shard (DECISIONS.md D-231)."""
         _deadline.set(time.monotonic() + self.budget if self.budget else None)
+        _preference.set(hashlib.blake2b(same_copies.encode(), digest_size=8).hexdigest() if same_copies else None)
 
     def es(self) -> Elasticsearch:
         """The client, with what is left of this page's time budget as its timeout."""
@@ -74,12 +79,13 @@ class EsAccess:
         flat = [(cached(r), b) for r, body in rendered for b in (body if isinstance(body, list) else [body])]
         try:
             with es_errors(self.alias, kind):
-                es = self.es()
+                es, preference = self.es(), _preference.get()
                 if len(flat) == 1:
                     cache, one = flat[0]
-                    answers = [es.search(index=self.alias, body=one, request_cache=True if cache else None).body]
+                    answers = [es.search(index=self.alias, body=one, request_cache=True if cache else None,
+                                         preference=preference).body]
                 else:
-                    items = [x for cache, b in flat for x in ({"request_cache": True} if cache else {}, b)]
+                    items = [x for cache, b in flat for x in (_header(cache, preference), b)]
                     answers = es.msearch(index=self.alias, searches=items).body["responses"]
         except (SearchUnavailable, BadQuery) as exc:
             if not all(may_fail(r, isinstance(exc, BadQuery)) for r in requests):
@@ -101,6 +107,11 @@ class EsAccess:
         except (ApiError, TransportError) as exc:
             log.warning("readiness check failed: %s", exc)
             return False
+
+
+def _header(cache: bool, preference: str | None) -> dict[str, Any]:
+    """An _msearch item's header: the shard request cache when asked for, the search's shard copies."""
+    return {**({"request_cache": True} if cache else {}), **({"preference": preference} if preference else {})}
 
 
 def _checked(answer: Any, request: Any, kind: str, may_fail: MayFail) -> Any:

@@ -55,7 +55,7 @@ class ProfileService:
         people carry, or a full name no paper has, the people of its surname (None when there are none, or for a
         CJK name no paper has). The surname's people are found once, among at most profiles.names.candidates of its
         spellings (DECISIONS.md D-180). `prepared`: its words as the request's price parsed them."""
-        self.access.start_budget()
+        self.access.start_budget(same_copies=f"author:{name}:{params.without_page}")
         person = author_names.look_up(self.access, name, self.search.live_index().author_words)
         if person is None:
             return None
