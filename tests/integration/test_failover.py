@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,6 +45,7 @@ from provisioning.localnode.config import NodeConfig
 from provisioning.localnode.node import LocalNode
 from provisioning.localnode.process import MARKER_PROPERTY, NodeProcess
 from webapp.domain import SearchParams
+from webapp.services.pages.profiles import ProfileService
 from webapp.services.search import SearchService
 
 pytestmark = [pytest.mark.failover, pytest.mark.destructive]
@@ -304,18 +306,21 @@ def test_every_page_of_a_search_is_ranked_by_the_same_copy(failover: Failover) -
     service = SearchService(web, ALIAS)
     service.search(SearchParams(q="warm"))  # the live index's size and profile, looked up once a minute
 
-    def copies_used(params: SearchParams) -> set[str]:
+    def copies_used(show: Callable[[SearchParams], object], params: SearchParams) -> set[str]:
         before = queries_by_copy(failover, live)
         for page in (1, 2, 3, 1, 2, 3):
-            service.search(params.model_copy(update={"page": page}))
+            show(params.model_copy(update={"page": page}))
         after = queries_by_copy(failover, live)
         return {node for node, total in after.items() if total > before[node]}
 
     searches = [SearchParams(q=q, size=5) for q in ("language models", "大语言模型", "diffusion", "learning",
                                                     "graph neural networks", "reasoning", "retrieval", "vision")]
-    used = [copies_used(params) for params in searches]
+    used = [copies_used(service.search, params) for params in searches]
     assert all(len(nodes) == 1 for nodes in used), used
     assert len(set().union(*used)) == 2, used  # not every search on one copy
+    # An author page's rounds (the look-up of the name, its papers, its profile) likewise, page after page.
+    pages = ProfileService(service)
+    assert len(copies_used(lambda params: pages.author("Dong Li", params), SearchParams(size=1))) == 1
 
 
 def test_kill_a_node_in_the_middle_of_a_reindex(failover: Failover, tmp_path: Path) -> None:

@@ -70,6 +70,12 @@ class EsAccess:
             raise SearchUnavailable("search is too slow right now")
         return self.client.options(request_timeout=left)
 
+    def search_one(self, body: Any, cache: bool = False) -> Answer:
+        """One body on this page's time budget and shard copies: a round of one request, or a look-up outside the
+        plan's rounds (an author's name keys). `cache`: ask for the shard request cache (DECISIONS.md D-228)."""
+        return self.es().search(index=self.alias, body=body, request_cache=True if cache else None,
+                                preference=_preference.get()).body
+
     def send(self, requests: Sequence[Any], kind: str, render: Render, trace: Trace | None = None,
              may_fail: MayFail = _never, cached: Cached = _uncached) -> list[Answer | list[Answer] | None]:
         """One round's answers, one per request (a request of several bodies: one per body); None for a request
@@ -79,14 +85,11 @@ class EsAccess:
         flat = [(cached(r), b) for r, body in rendered for b in (body if isinstance(body, list) else [body])]
         try:
             with es_errors(self.alias, kind):
-                es, preference = self.es(), _preference.get()
                 if len(flat) == 1:
-                    cache, one = flat[0]
-                    answers = [es.search(index=self.alias, body=one, request_cache=True if cache else None,
-                                         preference=preference).body]
+                    answers = [self.search_one(flat[0][1], cache=flat[0][0])]
                 else:
-                    items = [x for cache, b in flat for x in (_header(cache, preference), b)]
-                    answers = es.msearch(index=self.alias, searches=items).body["responses"]
+                    items = [x for cache, b in flat for x in (_header(cache, _preference.get()), b)]
+                    answers = self.es().msearch(index=self.alias, searches=items).body["responses"]
         except (SearchUnavailable, BadQuery) as exc:
             if not all(may_fail(r, isinstance(exc, BadQuery)) for r in requests):
                 raise

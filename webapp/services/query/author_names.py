@@ -14,8 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from elasticsearch import Elasticsearch
-
 from papersearch.author_keys import (
     WORDS_FIELD,
     author_key,
@@ -40,7 +38,7 @@ class Client(Protocol):
     alias: str
     config: WebSearchConfig
 
-    def es(self) -> Elasticsearch: ...
+    def search_one(self, body: Any, cache: bool = False) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -73,7 +71,7 @@ def look_up(client: Client, name: str, by_words: bool = True) -> Person | None:
     settings = client.config.profiles.names
     by_words = by_words and not has_cjk(key)
     with es_errors(client.alias, "authors"):
-        answer = client.es().search(index=client.alias, body=candidates_body(key, settings.candidates, by_words)).body
+        answer = client.search_one(candidates_body(key, settings.candidates, by_words))
     keys_agg = answer.get("aggregations", {}).get("keys", {})
     found = keys_agg.get("buckets", [])
     # A key filed under two words that both match (soeren soren) is one bucket each: the same papers.
@@ -103,7 +101,7 @@ def as_written(client: Client, keys: list[str]) -> dict[str, str]:
     if not keys:
         return {}
     with es_errors(client.alias, "authors"):
-        answer = client.es().search(index=client.alias, body=written_body(keys)).body
+        answer = client.search_one(written_body(keys))
     out: dict[str, str] = {}
     for bucket in answer.get("aggregations", {}).get("keys", {}).get("buckets", []):
         for hit in bucket["one"]["hits"]["hits"]:
